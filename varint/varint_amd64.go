@@ -30,7 +30,7 @@ const (
 	minDecodeAVX512 = 16 // bytes of src
 	minDecodeAVX2   = 72 // bytes of src; also the kernel's read slack
 	minEncodeAVX512 = 4  // values
-	minEncodeBMI2   = 4  // values
+	minEncodeAVX2   = 4  // values
 )
 
 func decode(dst []uint32, src []byte) (nd, ns int) {
@@ -54,10 +54,10 @@ func encode(dst []byte, v []uint32) (nd, nv int) {
 		race.ReadSlice(v)
 		race.WriteSlice(dst)
 		nd, nv = encodeAVX512VBMI2(dst, v)
-	case useAVX2 && len(v) >= minEncodeBMI2:
+	case useAVX2 && len(v) >= minEncodeAVX2:
 		race.ReadSlice(v)
 		race.WriteSlice(dst)
-		nd, nv = encodeBMI2(dst, v)
+		nd, nv = encodeAVX2(dst, v)
 	}
 	d, n := encodeGeneric(dst[nd:], v[nv:])
 	return nd + d, nv + n

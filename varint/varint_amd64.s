@@ -65,6 +65,8 @@ avx512_loaded:
 	SHRQ      $0x02, R9
 	CMPQ      R8, R9
 	JA        avx512_done
+	CMPQ      SI, $-1
+	JE        avx512_bytes
 	LZCNTQ    SI, R8
 	MOVQ      $-1, R9
 	SHRXQ     R8, R9, R9
@@ -161,6 +163,19 @@ avx512_next:
 	ADDQ   $0x40, AX
 	SUBQ   SI, AX
 	JMP    avx512_window
+
+avx512_bytes:
+	VPMOVZXBD (AX), Z12
+	VMOVDQU64 Z12, (DX)
+	VPMOVZXBD 16(AX), Z12
+	VMOVDQU64 Z12, 64(DX)
+	VPMOVZXBD 32(AX), Z12
+	VMOVDQU64 Z12, 128(DX)
+	VPMOVZXBD 48(AX), Z12
+	VMOVDQU64 Z12, 192(DX)
+	ADDQ      $0x40, AX
+	ADDQ      $0x00000100, DX
+	JMP       avx512_window
 
 avx512_done:
 	MOVQ dst_base+0(FP), CX
@@ -472,6 +487,8 @@ avx2_window:
 	SHRQ      $0x02, R10
 	CMPQ      R9, R10
 	JA        avx2_done
+	CMPQ      R8, $-1
+	JE        avx2_bytes
 	LZCNTQ    R8, R9
 	MOVQ      $-1, R10
 	SHRXQ     R9, R10, R10
@@ -537,6 +554,27 @@ avx2_varint:
 	SUBQ   DI, AX
 	JMP    avx2_window
 
+avx2_bytes:
+	VPMOVZXBD (AX), Y2
+	VMOVDQU   Y2, (DX)
+	VPMOVZXBD 8(AX), Y2
+	VMOVDQU   Y2, 32(DX)
+	VPMOVZXBD 16(AX), Y2
+	VMOVDQU   Y2, 64(DX)
+	VPMOVZXBD 24(AX), Y2
+	VMOVDQU   Y2, 96(DX)
+	VPMOVZXBD 32(AX), Y2
+	VMOVDQU   Y2, 128(DX)
+	VPMOVZXBD 40(AX), Y2
+	VMOVDQU   Y2, 160(DX)
+	VPMOVZXBD 48(AX), Y2
+	VMOVDQU   Y2, 192(DX)
+	VPMOVZXBD 56(AX), Y2
+	VMOVDQU   Y2, 224(DX)
+	ADDQ      $0x40, AX
+	ADDQ      $0x00000100, DX
+	JMP       avx2_window
+
 avx2_done:
 	MOVQ dst_base+0(FP), CX
 	SUBQ CX, DX
@@ -549,129 +587,267 @@ avx2_done:
 	RET
 
 // func encodeAVX512VBMI2(dst []byte, v []uint32) (nd int, nv int)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, AVX512VL, BMI2, POPCNT
-TEXT ·encodeAVX512VBMI2(SB), NOSPLIT, $8-64
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, AVX512VL, BMI2, CMOV, POPCNT
+TEXT ·encodeAVX512VBMI2(SB), NOSPLIT, $0-64
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
+	ADDQ         AX, CX
 	MOVQ         v_base+24(FP), DX
 	MOVQ         v_len+32(FP), BX
-	XORQ         SI, SI
-	XORQ         DI, DI
-	MOVQ         $0x312a231c150e0700, R8
-	VPBROADCASTQ R8, Z0
-	MOVL         $0x7f7f7f7f, R8
-	VPBROADCASTD R8, Z1
-	MOVL         $0x80808080, R8
-	VPBROADCASTD R8, Z2
-	MOVQ         $0x7f7f7f7f7f7f7f7f, R8
-	MOVQ         $0x3f3f3f3f3f3f3f3f, R9
-	MOVQ         $0x0f0f0f0f0f0f0f0f, R10
-	MOVQ         $0x0101010101010101, R11
+	LEAQ         (DX)(BX*4), BX
+	MOVQ         $0x312a231c150e0700, SI
+	VPBROADCASTQ SI, Z0
+	MOVL         $0x7f7f7f7f, SI
+	VPBROADCASTD SI, Z1
+	MOVL         $0x80808080, SI
+	VPBROADCASTD SI, Z2
+	MOVL         $0xffffff80, SI
+	VPBROADCASTD SI, Z3
+	MOVQ         $0x7f7f7f7f7f7f7f7f, SI
 
-enc512_step:
-	MOVQ      BX, R12
-	SUBQ      DI, R12
-	JZ        enc512_done
-	MOVQ      $0x00000008, R13
-	MOVQ      $-1, R14
-	CMPQ      R12, $0x08
-	JB        enc512_tail
-	VPMOVZXDQ (DX)(DI*4), Z3
-	JMP       enc512_spread
-
-enc512_tail:
-	MOVQ        R12, R13
-	BZHIQ       R13, R14, R14
-	KMOVQ       R14, K1
-	VMOVDQU32.Z (DX)(DI*4), K1, Y3
-	VPMOVZXDQ   Y3, Z3
-	MOVQ        $-1, R14
-	MOVQ        R13, R12
-	SHLQ        $0x03, R12
-	BZHIQ       R12, R14, R14
+enc512_sixteen:
+	LEAQ      64(DX), DI
+	CMPQ      DI, BX
+	JA        enc512_eight
+	LEAQ      80(AX), DI
+	CMPQ      DI, CX
+	JA        enc512_eight
+	VMOVDQU32 (DX), Z4
+	VPTESTMD  Z3, Z4, K1
+	KORTESTW  K1, K1
+	JNZ       enc512_spread
+	VPMOVDB   Z4, X4
+	VMOVDQU   X4, (AX)
+	ADDQ      $0x10, AX
+	ADDQ      $0x40, DX
+	JMP       enc512_sixteen
 
 enc512_spread:
+	VPMOVZXDQ      (DX), Z4
+	VPMULTISHIFTQB Z4, Z0, Z4
+	VPANDQ         Z1, Z4, Z4
+	VPTESTMB       Z4, Z4, K1
+	KMOVQ          K1, DI
+	MOVQ           DI, R8
+	SHRQ           $0x01, R8
+	ANDQ           SI, R8
+	ORQ            R8, DI
+	MOVQ           DI, R8
+	SHRQ           $0x02, R8
+	ANDQ           encodeSmear<>+0(SB), R8
+	ORQ            R8, DI
+	MOVQ           DI, R8
+	SHRQ           $0x04, R8
+	ANDQ           encodeSmear<>+8(SB), R8
+	ORQ            R8, DI
+	MOVQ           DI, R8
+	SHRQ           $0x01, R8
+	ANDQ           SI, R8
+	ORQ            encodeSmear<>+16(SB), DI
+	ANDQ           $-1, DI
+	POPCNTQ        DI, R9
+	KMOVQ          R8, K1
+	VPORQ          Z2, Z4, Z5
+	VPBLENDMB      Z5, Z4, K1, Z4
+	KMOVQ          DI, K1
+	VPCOMPRESSB.Z  Z4, K1, Z4
+	MOVQ           $-1, R8
+	BZHIQ          R9, R8, R8
+	KMOVQ          R8, K1
+	VMOVDQU8       Z4, K1, (AX)
+	ADDQ           R9, AX
+	VPMOVZXDQ      32(DX), Z4
+	VPMULTISHIFTQB Z4, Z0, Z4
+	VPANDQ         Z1, Z4, Z4
+	VPTESTMB       Z4, Z4, K1
+	KMOVQ          K1, DI
+	MOVQ           DI, R8
+	SHRQ           $0x01, R8
+	ANDQ           SI, R8
+	ORQ            R8, DI
+	MOVQ           DI, R8
+	SHRQ           $0x02, R8
+	ANDQ           encodeSmear<>+0(SB), R8
+	ORQ            R8, DI
+	MOVQ           DI, R8
+	SHRQ           $0x04, R8
+	ANDQ           encodeSmear<>+8(SB), R8
+	ORQ            R8, DI
+	MOVQ           DI, R8
+	SHRQ           $0x01, R8
+	ANDQ           SI, R8
+	ORQ            encodeSmear<>+16(SB), DI
+	ANDQ           $-1, DI
+	POPCNTQ        DI, R9
+	KMOVQ          R8, K1
+	VPORQ          Z2, Z4, Z5
+	VPBLENDMB      Z5, Z4, K1, Z4
+	KMOVQ          DI, K1
+	VPCOMPRESSB.Z  Z4, K1, Z4
+	MOVQ           $-1, R8
+	BZHIQ          R9, R8, R8
+	KMOVQ          R8, K1
+	VMOVDQU8       Z4, K1, (AX)
+	ADDQ           R9, AX
+	ADDQ           $0x40, DX
+	JMP            enc512_sixteen
+
+enc512_eight:
+	MOVQ           BX, DI
+	SUBQ           DX, DI
+	SHRQ           $0x02, DI
+	JZ             enc512_done
+	CMPQ           DI, $0x08
+	MOVQ           $0x00000008, R8
+	CMOVQCC        R8, DI
+	MOVQ           $-1, R8
+	BZHIQ          DI, R8, R8
+	KMOVQ          R8, K1
+	VMOVDQU32.Z    (DX), K1, Y3
+	VPMOVZXDQ      Y3, Z3
+	SHLQ           $0x03, DI
+	MOVQ           $-1, R8
+	BZHIQ          DI, R8, R8
 	VPMULTISHIFTQB Z3, Z0, Z3
 	VPANDQ         Z1, Z3, Z3
 	VPTESTMB       Z3, Z3, K1
-	KMOVQ          K1, R12
-	MOVQ           R12, R15
-	SHRQ           $0x01, R15
-	ANDQ           R8, R15
-	ORQ            R15, R12
-	MOVQ           R12, R15
-	SHRQ           $0x02, R15
-	ANDQ           R9, R15
-	ORQ            R15, R12
-	MOVQ           R12, R15
-	SHRQ           $0x04, R15
-	ANDQ           R10, R15
-	ORQ            R15, R12
-	MOVQ           R12, R15
-	SHRQ           $0x01, R15
-	ANDQ           R8, R15
-	ORQ            R11, R12
-	ANDQ           R14, R12
-	POPCNTQ        R12, R14
-	MOVQ           CX, BP
-	SUBQ           SI, BP
-	CMPQ           R14, BP
+	KMOVQ          K1, R9
+	MOVQ           R9, R10
+	SHRQ           $0x01, R10
+	ANDQ           SI, R10
+	ORQ            R10, R9
+	MOVQ           R9, R10
+	SHRQ           $0x02, R10
+	ANDQ           encodeSmear<>+0(SB), R10
+	ORQ            R10, R9
+	MOVQ           R9, R10
+	SHRQ           $0x04, R10
+	ANDQ           encodeSmear<>+8(SB), R10
+	ORQ            R10, R9
+	MOVQ           R9, R11
+	SHRQ           $0x01, R11
+	ANDQ           SI, R11
+	ORQ            encodeSmear<>+16(SB), R9
+	ANDQ           R8, R9
+	POPCNTQ        R9, R8
+	MOVQ           CX, R10
+	SUBQ           AX, R10
+	CMPQ           R8, R10
 	JA             enc512_done
-	KMOVQ          R15, K1
+	KMOVQ          R11, K1
 	VPORQ          Z2, Z3, Z4
 	VPBLENDMB      Z4, Z3, K1, Z3
-	KMOVQ          R12, K1
+	KMOVQ          R9, K1
 	VPCOMPRESSB.Z  Z3, K1, Z3
-	MOVQ           $-1, R15
-	BZHIQ          R14, R15, R15
-	KMOVQ          R15, K1
-	VMOVDQU8       Z3, K1, (AX)(SI*1)
-	ADDQ           R14, SI
-	ADDQ           R13, DI
-	JMP            enc512_step
+	MOVQ           $-1, R10
+	BZHIQ          R8, R10, R10
+	KMOVQ          R10, K1
+	VMOVDQU8       Z3, K1, (AX)
+	ADDQ           R8, AX
+	SHRQ           $0x01, DI
+	ADDQ           DI, DX
+	JMP            enc512_eight
 
 enc512_done:
-	MOVQ SI, nd+48(FP)
-	MOVQ DI, nv+56(FP)
+	MOVQ dst_base+0(FP), CX
+	SUBQ CX, AX
+	MOVQ AX, nd+48(FP)
+	MOVQ v_base+24(FP), CX
+	SUBQ CX, DX
+	SHRQ $0x02, DX
+	MOVQ DX, nv+56(FP)
 	VZEROUPPER
 	RET
 
-// func encodeBMI2(dst []byte, v []uint32) (nd int, nv int)
-// Requires: BMI2
-TEXT ·encodeBMI2(SB), NOSPLIT, $0-64
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ v_base+24(FP), DX
-	MOVQ v_len+32(FP), BX
-	XORQ SI, SI
-	XORQ DI, DI
-	MOVQ $0x0000007f7f7f7f7f, R8
-	MOVQ $0x0000008080808080, R9
-	SUBQ $0x08, CX
-	JB   bmi2_done
+DATA encodeSmear<>+0(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA encodeSmear<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA encodeSmear<>+16(SB)/8, $0x0101010101010101
+GLOBL encodeSmear<>(SB), RODATA|NOPTR, $24
 
-bmi2_value:
-	CMPQ  DI, BX
-	JAE   bmi2_done
-	CMPQ  SI, CX
-	JA    bmi2_done
-	MOVL  (DX)(DI*4), R11
-	PDEPQ R8, R11, R11
+// func encodeAVX2(dst []byte, v []uint32) (nd int, nv int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
+TEXT ·encodeAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	ADDQ         AX, CX
+	MOVQ         v_base+24(FP), DX
+	MOVQ         v_len+32(FP), BX
+	LEAQ         (DX)(BX*4), BX
+	MOVQ         $0x0000007f7f7f7f7f, SI
+	MOVQ         $0x0000008080808080, DI
+	MOVL         $0xffffff80, R8
+	VPBROADCASTD R8, Y0
+
+avx2enc_eight:
+	LEAQ         32(DX), R8
+	CMPQ         R8, BX
+	JA           avx2enc_one
+	LEAQ         48(AX), R8
+	CMPQ         R8, CX
+	JA           avx2enc_one
+	VMOVDQU      (DX), Y1
+	VPTEST       Y0, Y1
+	JNZ          avx2enc_slow
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKUSDW    X2, X1, X2
+	VPACKUSWB    X2, X2, X2
+	VMOVQ        X2, (AX)
+	ADDQ         $0x08, AX
+	ADDQ         $0x20, DX
+	JMP          avx2enc_eight
+
+avx2enc_slow:
+	MOVQ $0x00000008, R8
+
+avx2enc_slow_value:
+	MOVL  (DX), R11
+	PDEPQ SI, R11, R11
 	MOVQ  R11, R12
-	ADDQ  R8, R12
-	ANDQ  R9, R12
-	ORQ   $0x80, R12
-	BSRQ  R12, R10
-	SUBQ  $0x07, R10
-	BZHIQ R10, R9, R12
+	ADDQ  SI, R12
+	ANDQ  DI, R12
+	ORQ   $0x00000080, R12
+	BSRQ  R12, R9
+	SUBQ  $0x07, R9
+	BZHIQ R9, DI, R12
 	ORQ   R12, R11
-	MOVQ  R11, (AX)(SI*1)
-	SHRQ  $0x03, R10
-	LEAQ  1(SI)(R10*1), SI
-	INCQ  DI
-	JMP   bmi2_value
+	MOVQ  R11, (AX)
+	SHRQ  $0x03, R9
+	LEAQ  1(AX)(R9*1), AX
+	ADDQ  $0x04, DX
+	DECQ  R8
+	JNZ   avx2enc_slow_value
+	JMP   avx2enc_eight
 
-bmi2_done:
-	MOVQ SI, nd+48(FP)
-	MOVQ DI, nv+56(FP)
+avx2enc_one:
+	LEAQ  4(DX), R8
+	CMPQ  R8, BX
+	JA    avx2enc_done
+	LEAQ  8(AX), R8
+	CMPQ  R8, CX
+	JA    avx2enc_done
+	MOVL  (DX), R8
+	PDEPQ SI, R8, R8
+	MOVQ  R8, R9
+	ADDQ  SI, R9
+	ANDQ  DI, R9
+	ORQ   $0x00000080, R9
+	BSRQ  R9, R10
+	SUBQ  $0x07, R10
+	BZHIQ R10, DI, R9
+	ORQ   R9, R8
+	MOVQ  R8, (AX)
+	SHRQ  $0x03, R10
+	LEAQ  1(AX)(R10*1), AX
+	ADDQ  $0x04, DX
+	JMP   avx2enc_one
+
+avx2enc_done:
+	MOVQ dst_base+0(FP), CX
+	SUBQ CX, AX
+	MOVQ AX, nd+48(FP)
+	MOVQ v_base+24(FP), CX
+	SUBQ CX, DX
+	SHRQ $0x02, DX
+	MOVQ DX, nv+56(FP)
+	VZEROUPPER
 	RET

@@ -29,19 +29,23 @@ func decodeAVX512VBMI2(dst []uint32, src []byte) (nd int, ns int)
 func decodeAVX2(dst []uint32, src []byte) (nd int, ns int)
 
 // encodeAVX512VBMI2 is encodeGeneric (varint_generic.go) for CPUs with
-// AVX-512 F, BW, VL, VBMI and VBMI2, BMI2 and POPCNT. Eight values per
-// step: VPMULTISHIFTQB spreads each value's 7-bit groups over the bytes
-// of a 64-bit lane, the nonzero bytes give the lengths, and VPCOMPRESSB
-// packs the varints. Loads and stores are masked: it reads only v and
-// writes only dst[:nd]. It stops before a step that does not fit in dst.
+// AVX-512 F, BW, VL, VBMI and VBMI2, BMI2 and POPCNT. Sixteen values
+// per step: if all are below 0x80, VPMOVDB packs them; otherwise, in two
+// halves, VPMULTISHIFTQB spreads each value's 7-bit groups over the
+// bytes of a 64-bit lane, the nonzero bytes give the lengths, and
+// VPCOMPRESSB packs the varints. The last values go eight at a time with
+// masked loads. Stores are masked: it writes only dst[:nd]. It stops
+// before a step that does not fit in dst.
 //
 //go:noescape
 func encodeAVX512VBMI2(dst []byte, v []uint32) (nd int, nv int)
 
-// encodeBMI2 is encodeGeneric (varint_generic.go) for CPUs with BMI2:
-// PDEP spreads a value's 7-bit groups over five bytes, the highest
+// encodeAVX2 is encodeGeneric (varint_generic.go) for CPUs with AVX2,
+// BMI2 and LZCNT. It looks at eight values at a time: if all are below
+// 0x80 they are packed to bytes and stored at once; otherwise, one value
+// at a time, PDEP spreads its 7-bit groups over five bytes, the highest
 // nonzero byte gives the length, and one 8-byte store writes the varint.
 // It stops when fewer than 8 bytes of dst remain; encodeGeneric finishes.
 //
 //go:noescape
-func encodeBMI2(dst []byte, v []uint32) (nd int, nv int)
+func encodeAVX2(dst []byte, v []uint32) (nd int, nv int)

@@ -321,36 +321,46 @@ func TestKernelsTwoBitPatterns(t *testing.T) {
 // TestKernelsGuardPages puts src, and dst, right against inaccessible
 // memory: any read or write outside the slices faults.
 func TestKernelsGuardPages(t *testing.T) {
+	if _, free, ok := testbuf.Tail(1); !ok {
+		t.Skip("no guard pages on this system")
+	} else {
+		free()
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	var inputs [][]uint32
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 33, 63, 64, 65, 71, 72, 73, 127, 129, 1000} {
+		inputs = append(inputs, values(r, n, 1, 2, 3, 4, 5))
+	}
+	// One-byte varints with a two-byte one every 50: no window is all
+	// one-byte values, and many end with a varint that starts on their
+	// last byte.
+	for n := range 300 {
+		v := values(r, n, 1)
+		for i := 0; i < n; i += 50 {
+			v[i] = 300
+		}
+		inputs = append(inputs, v)
+	}
 	cputest.Run(t, "varint", func(t *testing.T) {
-		r := rand.New(rand.NewPCG(5, 5))
-		for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 33, 63, 64, 65, 71, 72, 73, 127, 129, 1000} {
-			v := values(r, n, 1, 2, 3, 4, 5)
+		for _, v := range inputs {
 			enc := AppendUvarints(nil, v)
-			for _, place := range []string{"tail", "head"} {
-				guard := testbuf.Tail
-				if place == "head" {
-					guard = testbuf.Head
-				}
-				src, freeSrc, ok := guard(len(enc))
-				if !ok {
-					t.Skip("no guard pages on this system")
-				}
+			for _, guard := range []func(int) ([]byte, func(), bool){testbuf.Tail, testbuf.Head} {
+				src, freeSrc, _ := guard(len(enc))
 				copy(src, enc)
-				dstBytes, freeDst, _ := guard(4 * n)
-				dst := asUint32s(dstBytes)[:0]
-				got, err := DecodeUvarints(dst, src)
+				dstBytes, freeDst, _ := guard(4 * len(v))
+				got, err := DecodeUvarints(asUint32s(dstBytes)[:0], src)
 				if err != nil || !slices.Equal(got, v) {
-					t.Fatalf("%s n=%d: decode = %v, %v", place, n, got, err)
+					t.Fatalf("%d values: decode = %v, %v", len(v), got, err)
 				}
 				out, freeOut, _ := guard(len(enc))
 				if got := AppendUvarints(out[:0], v); !slices.Equal(got, enc) || (len(got) > 0 && &got[0] != &out[0]) {
-					t.Fatalf("%s n=%d: encode = % x", place, n, got)
+					t.Fatalf("%d values: encode = % x", len(v), got)
 				}
-				vals, freeVals, _ := guard(4 * n)
+				vals, freeVals, _ := guard(4 * len(v))
 				vv := asUint32s(vals)
 				copy(vv, v)
 				if got := AppendUvarints(nil, vv); !slices.Equal(got, enc) {
-					t.Fatalf("%s n=%d: encode of guarded values = % x", place, n, got)
+					t.Fatalf("%d values: encode of guarded values = % x", len(v), got)
 				}
 				freeSrc()
 				freeDst()

@@ -28,7 +28,7 @@ func main() {
 	decodeAVX512VBMI2()
 	decodeAVX2()
 	encodeAVX512VBMI2()
-	encodeBMI2()
+	encodeAVX2()
 	Generate()
 }
 
@@ -151,6 +151,25 @@ func (s decoderState) storeResults() {
 	Store(s.p, ReturnIndex(1))
 }
 
+// oneByteWindow jumps to fast when every byte of the window ends a varint:
+// 64 one-byte values need no gathering and no checks, only widening.
+func oneByteWindow(stop GPVirtual, fast string) {
+	CMPQ(stop, I8(-1))
+	JE(LabelRef(fast))
+}
+
+// widenWindow stores the 64 bytes at p as 64 uint32s at out, and moves past
+// them, with width-byte VPMOVZXBD steps.
+func (s decoderState) widenWindow(width int, vec func() VecVirtual, store func(...Op)) {
+	for off := 0; off < 64; off += width / 4 {
+		v := vec()
+		VPMOVZXBD(Mem{Base: s.p, Disp: off}, v)
+		store(v, Mem{Base: s.out, Disp: 4 * off})
+	}
+	ADDQ(U8(64), s.p)
+	ADDQ(U32(256), s.out)
+}
+
 // consumedMask returns the mask of the bytes of a window's complete varints:
 // those up to its last stop byte.
 func consumedMask(stop GPVirtual) GPVirtual {
@@ -239,6 +258,7 @@ func decodeAVX512VBMI2() {
 	ANDNQ(avail, cont, stop)
 	JZ(LabelRef("avx512_done")) // no varint ends in this window
 	st.windowFits(stop, "avx512_done")
+	oneByteWindow(stop, "avx512_bytes")
 	wide := windowChecks(cont, consumedMask(stop),
 		func() GPVirtual {
 			k, r := K(), GP64()
@@ -315,6 +335,10 @@ func decodeAVX512VBMI2() {
 	st.advance(stop)
 	JMP(LabelRef("avx512_window"))
 
+	Label("avx512_bytes")
+	st.widenWindow(64, ZMM, VMOVDQU64)
+	JMP(LabelRef("avx512_window"))
+
 	Label("avx512_done")
 	st.storeResults()
 	VZEROUPPER()
@@ -366,6 +390,7 @@ func decodeAVX2() {
 	TESTQ(stop, stop)
 	JZ(LabelRef("avx2_done"))
 	st.windowFits(stop, "avx2_done")
+	oneByteWindow(stop, "avx2_bytes")
 	windowChecks(cont, consumedMask(stop),
 		func() GPVirtual {
 			a, b := YMM(), YMM()
@@ -404,10 +429,55 @@ func decodeAVX2() {
 	st.advance(stop)
 	JMP(LabelRef("avx2_window"))
 
+	Label("avx2_bytes")
+	st.widenWindow(32, YMM, func(ops ...Op) { VMOVDQU(ops[0], ops[1]) })
+	JMP(LabelRef("avx2_window"))
+
 	Label("avx2_done")
 	st.storeResults()
 	VZEROUPPER()
 	RET()
+}
+
+// encoderState is where an encoder is: out walks dst and p walks v; end and
+// pend are their limits.
+type encoderState struct {
+	out, end, p, pend GPVirtual
+}
+
+func loadEncoderState() encoderState {
+	s := encoderState{GP64(), GP64(), GP64(), GP64()}
+	Load(Param("dst").Base(), s.out)
+	Load(Param("dst").Len(), s.end)
+	ADDQ(s.out, s.end)
+	Load(Param("v").Base(), s.p)
+	Load(Param("v").Len(), s.pend)
+	LEAQ(Mem{Base: s.p, Index: s.pend, Scale: 4}, s.pend)
+	return s
+}
+
+// fits jumps to label unless `values` more values and `bytes` more bytes
+// of room remain.
+func (s encoderState) fits(values, bytes int, label string) {
+	t := GP64()
+	LEAQ(Mem{Base: s.p, Disp: 4 * values}, t)
+	CMPQ(t, s.pend)
+	JA(LabelRef(label))
+	LEAQ(Mem{Base: s.out, Disp: bytes}, t)
+	CMPQ(t, s.end)
+	JA(LabelRef(label))
+}
+
+// storeResults returns nd and nv, the distance travelled in dst and v.
+func (s encoderState) storeResults() {
+	base := GP64()
+	Load(Param("dst").Base(), base)
+	SUBQ(base, s.out)
+	Store(s.out, ReturnIndex(0))
+	Load(Param("v").Base(), base)
+	SUBQ(base, s.p)
+	SHRQ(U8(2), s.p)
+	Store(s.p, ReturnIndex(1))
 }
 
 func encodeAVX512VBMI2() {
@@ -415,153 +485,199 @@ func encodeAVX512VBMI2() {
 	Pragma("noescape")
 	Doc(
 		"encodeAVX512VBMI2 is encodeGeneric (varint_generic.go) for CPUs with",
-		"AVX-512 F, BW, VL, VBMI and VBMI2, BMI2 and POPCNT. Eight values per",
-		"step: VPMULTISHIFTQB spreads each value's 7-bit groups over the bytes",
-		"of a 64-bit lane, the nonzero bytes give the lengths, and VPCOMPRESSB",
-		"packs the varints. Loads and stores are masked: it reads only v and",
-		"writes only dst[:nd]. It stops before a step that does not fit in dst.",
+		"AVX-512 F, BW, VL, VBMI and VBMI2, BMI2 and POPCNT. Sixteen values",
+		"per step: if all are below 0x80, VPMOVDB packs them; otherwise, in two",
+		"halves, VPMULTISHIFTQB spreads each value's 7-bit groups over the",
+		"bytes of a 64-bit lane, the nonzero bytes give the lengths, and",
+		"VPCOMPRESSB packs the varints. The last values go eight at a time with",
+		"masked loads. Stores are masked: it writes only dst[:nd]. It stops",
+		"before a step that does not fit in dst.",
 	)
-	dst := Load(Param("dst").Base(), GP64())
-	room := Load(Param("dst").Len(), GP64())
-	v := Load(Param("v").Base(), GP64())
-	vlen := Load(Param("v").Len(), GP64())
-	nd, nv := GP64(), GP64()
-	XORQ(nd, nd)
-	XORQ(nv, nv)
+	smear := GLOBL("encodeSmear", RODATA|NOPTR)
+	DATA(0, U64(0x3f3f3f3f3f3f3f3f))
+	DATA(8, U64(0x0f0f0f0f0f0f0f0f))
+	DATA(16, U64(0x0101010101010101))
+
+	st := loadEncoderState()
 	// Byte i of each lane takes bits 7i..7i+7 of the value.
 	spread := broadcastQ(0x312a231c150e0700, ZMM())
 	low7 := broadcastD(0x7f7f7f7f, ZMM())
 	high := broadcastD(0x80808080, ZMM())
-	m7f, m3f, m0f, m01 := constQ(0x7f7f7f7f7f7f7f7f), constQ(0x3f3f3f3f3f3f3f3f), constQ(0x0f0f0f0f0f0f0f0f), constQ(0x0101010101010101)
+	notByte := broadcastD(0xffffff80, ZMM())
+	m7f := constQ(0x7f7f7f7f7f7f7f7f)
 
-	Label("enc512_step")
-	left, lanes, limit := GP64(), GP64(), GP64()
-	MOVQ(vlen, left)
-	SUBQ(nv, left)
-	JZ(LabelRef("enc512_done"))
-	x := ZMM()
-	MOVQ(U32(8), lanes)
-	MOVQ(I64(-1), limit)
-	CMPQ(left, U8(8))
-	JB(LabelRef("enc512_tail"))
-	VPMOVZXDQ(Mem{Base: v, Index: nv, Scale: 4}, x)
-	JMP(LabelRef("enc512_spread"))
-	Label("enc512_tail")
-	// Fewer than 8 values: load them masked, and drop the bytes of the
-	// missing lanes from the output.
-	MOVQ(left, lanes)
-	kin, y := K(), YMM()
-	BZHIQ(lanes, limit, limit)
-	KMOVQ(limit, kin)
-	VMOVDQU32_Z(Mem{Base: v, Index: nv, Scale: 4}, kin, y)
-	VPMOVZXDQ(y, x)
-	MOVQ(I64(-1), limit)
-	t8 := GP64()
-	MOVQ(lanes, t8)
-	SHLQ(U8(3), t8)
-	BZHIQ(t8, limit, limit)
-	Label("enc512_spread")
-
-	VPMULTISHIFTQB(x, spread, x)
-	VPANDQ(low7, x, x)
-	knz, r, t := K(), GP64(), GP64()
-	VPTESTMB(x, x, knz)
-	KMOVQ(knz, r)
-	// Smear each byte's highest nonzero-group bit down within its lane:
-	// afterwards bit j of a lane is set iff some group >= j is nonzero.
-	for _, st := range []struct {
-		shift uint64
-		mask  GPVirtual
-	}{{1, m7f}, {2, m3f}, {4, m0f}} {
-		MOVQ(r, t)
-		SHRQ(U8(st.shift), t)
-		ANDQ(st.mask, t)
-		ORQ(t, r)
+	// lanes encodes the eight values in the 64-bit lanes of x, keeping the
+	// bytes in limit, and stores them at out. With check, it first jumps to
+	// enc512_done unless they fit.
+	lanes := func(x VecVirtual, limit Op, check bool) {
+		VPMULTISHIFTQB(x, spread, x)
+		VPANDQ(low7, x, x)
+		knz, r, t := K(), GP64(), GP64()
+		VPTESTMB(x, x, knz)
+		KMOVQ(knz, r)
+		// Smear each lane's highest nonzero-group bit downwards: then bit j
+		// of a lane is set iff some group >= j is nonzero.
+		for _, sm := range []struct {
+			shift uint64
+			mask  Op
+		}{{1, m7f}, {2, smear}, {4, smear.Offset(8)}} {
+			MOVQ(r, t)
+			SHRQ(U8(sm.shift), t)
+			ANDQ(sm.mask, t)
+			ORQ(t, r)
+		}
+		cont, n := GP64(), GP64()
+		MOVQ(r, cont) // a byte continues iff a higher group is nonzero
+		SHRQ(U8(1), cont)
+		ANDQ(m7f, cont)
+		ORQ(smear.Offset(16), r) // a byte is written iff it continues or ends a varint
+		ANDQ(limit, r)
+		POPCNTQ(r, n)
+		if check {
+			MOVQ(st.end, t)
+			SUBQ(st.out, t)
+			CMPQ(n, t)
+			JA(LabelRef("enc512_done"))
+		}
+		kc, kv, ks, withHigh, packed := K(), K(), K(), ZMM(), ZMM()
+		KMOVQ(cont, kc)
+		VPORQ(high, x, withHigh)
+		VPBLENDMB(withHigh, x, kc, x)
+		KMOVQ(r, kv)
+		VPCOMPRESSB_Z(x, kv, packed)
+		MOVQ(I64(-1), t)
+		BZHIQ(n, t, t)
+		KMOVQ(t, ks)
+		VMOVDQU8(packed, ks, Mem{Base: st.out})
+		ADDQ(n, st.out)
 	}
-	cont, valid := GP64(), GP64()
-	MOVQ(r, cont) // a byte continues iff a higher group is nonzero
-	SHRQ(U8(1), cont)
-	ANDQ(m7f, cont)
-	MOVQ(r, valid) // a byte is written iff it continues or ends a varint
-	ORQ(m01, valid)
-	ANDQ(limit, valid)
-	n := GP64()
-	POPCNTQ(valid, n)
-	roomLeft := GP64()
-	MOVQ(room, roomLeft)
-	SUBQ(nd, roomLeft)
-	CMPQ(n, roomLeft)
-	JA(LabelRef("enc512_done"))
 
-	kc, kv, ks, withHigh, packed := K(), K(), K(), ZMM(), ZMM()
-	KMOVQ(cont, kc)
-	VPORQ(high, x, withHigh)
-	VPBLENDMB(withHigh, x, kc, x)
-	KMOVQ(valid, kv)
-	VPCOMPRESSB_Z(x, kv, packed)
-	MOVQ(I64(-1), t)
-	BZHIQ(n, t, t)
-	KMOVQ(t, ks)
-	VMOVDQU8(packed, ks, Mem{Base: dst, Index: nd, Scale: 1})
-	ADDQ(n, nd)
-	ADDQ(lanes, nv)
-	JMP(LabelRef("enc512_step"))
+	// Sixteen values at a time while 80 bytes of room remain.
+	Label("enc512_sixteen")
+	st.fits(16, 80, "enc512_eight")
+	{
+		z, k, b := ZMM(), K(), XMM()
+		VMOVDQU32(Mem{Base: st.p}, z)
+		VPTESTMD(notByte, z, k)
+		KORTESTW(k, k)
+		JNZ(LabelRef("enc512_spread"))
+		VPMOVDB(z, b)
+		VMOVDQU(b, Mem{Base: st.out})
+		ADDQ(U8(16), st.out)
+		ADDQ(U8(64), st.p)
+		JMP(LabelRef("enc512_sixteen"))
+	}
+	Label("enc512_spread")
+	for _, half := range []int{0, 32} {
+		x := ZMM()
+		VPMOVZXDQ(Mem{Base: st.p, Disp: half}, x)
+		lanes(x, I8(-1), false)
+	}
+	ADDQ(U8(64), st.p)
+	JMP(LabelRef("enc512_sixteen"))
+
+	// The rest eight at a time, loaded masked: missing lanes are zero, and
+	// their bytes are left out of the output.
+	Label("enc512_eight")
+	{
+		left, limit, kin, y, x := GP64(), GP64(), K(), YMM(), ZMM()
+		MOVQ(st.pend, left)
+		SUBQ(st.p, left)
+		SHRQ(U8(2), left)
+		JZ(LabelRef("enc512_done"))
+		CMPQ(left, U8(8))
+		MOVQ(U32(8), limit)
+		CMOVQCC(limit, left) // left = min(left, 8)
+		MOVQ(I64(-1), limit)
+		BZHIQ(left, limit, limit)
+		KMOVQ(limit, kin)
+		VMOVDQU32_Z(Mem{Base: st.p}, kin, y)
+		VPMOVZXDQ(y, x)
+		SHLQ(U8(3), left)
+		MOVQ(I64(-1), limit)
+		BZHIQ(left, limit, limit)
+		lanes(x, limit, true)
+		SHRQ(U8(1), left) // 4 bytes per value
+		ADDQ(left, st.p)
+	}
+	JMP(LabelRef("enc512_eight"))
 
 	Label("enc512_done")
-	Store(nd, ReturnIndex(0))
-	Store(nv, ReturnIndex(1))
+	st.storeResults()
 	VZEROUPPER()
 	RET()
 }
 
-func encodeBMI2() {
-	TEXT("encodeBMI2", NOSPLIT, "func(dst []byte, v []uint32) (nd, nv int)")
+func encodeAVX2() {
+	TEXT("encodeAVX2", NOSPLIT, "func(dst []byte, v []uint32) (nd, nv int)")
 	Pragma("noescape")
 	Doc(
-		"encodeBMI2 is encodeGeneric (varint_generic.go) for CPUs with BMI2:",
-		"PDEP spreads a value's 7-bit groups over five bytes, the highest",
+		"encodeAVX2 is encodeGeneric (varint_generic.go) for CPUs with AVX2,",
+		"BMI2 and LZCNT. It looks at eight values at a time: if all are below",
+		"0x80 they are packed to bytes and stored at once; otherwise, one value",
+		"at a time, PDEP spreads its 7-bit groups over five bytes, the highest",
 		"nonzero byte gives the length, and one 8-byte store writes the varint.",
 		"It stops when fewer than 8 bytes of dst remain; encodeGeneric finishes.",
 	)
-	dst := Load(Param("dst").Base(), GP64())
-	room := Load(Param("dst").Len(), GP64())
-	v := Load(Param("v").Base(), GP64())
-	vlen := Load(Param("v").Len(), GP64())
-	nd, nv := GP64(), GP64()
-	XORQ(nd, nd)
-	XORQ(nv, nv)
+	st := loadEncoderState()
+	out, p := st.out, st.p
 	groups := constQ(0x0000007f7f7f7f7f)
 	highs := constQ(0x0000008080808080)
-	last := GP64() // room - 8: the last offset an 8-byte store may start at
-	MOVQ(room, last)
-	SUBQ(U8(8), last)
-	JB(LabelRef("bmi2_done"))
+	notByte := broadcastD(0xffffff80, YMM())
 
-	Label("bmi2_value")
-	CMPQ(nv, vlen)
-	JAE(LabelRef("bmi2_done"))
-	CMPQ(nd, last)
-	JA(LabelRef("bmi2_done"))
-	x, y, nz, hb := GP64(), GP64(), GP64(), GP64()
-	MOVL(Mem{Base: v, Index: nv, Scale: 4}, x.As32())
-	PDEPQ(groups, x, y)
-	// Bit 7 of each nonzero group's byte, plus byte 0, which always counts.
-	MOVQ(y, nz)
-	ADDQ(groups, nz)
-	ANDQ(highs, nz)
-	ORQ(U8(0x80), nz)
-	BSRQ(nz, hb) // 7, 15, 23, 31 or 39: the last byte's bit 7
-	SUBQ(U8(7), hb)
-	BZHIQ(hb, highs, nz) // continuation bits of the bytes below it
-	ORQ(nz, y)
-	MOVQ(y, Mem{Base: dst, Index: nd, Scale: 1})
-	SHRQ(U8(3), hb)
-	LEAQ(Mem{Base: nd, Index: hb, Scale: 1, Disp: 1}, nd)
-	INCQ(nv)
-	JMP(LabelRef("bmi2_value"))
+	// value emits the encoding of the value at p as an 8-byte store at out.
+	value := func() {
+		x, y, nz, hb := GP64(), GP64(), GP64(), GP64()
+		MOVL(Mem{Base: p}, x.As32())
+		PDEPQ(groups, x, y)
+		// Bit 7 of each nonzero group's byte, plus byte 0, which always counts.
+		MOVQ(y, nz)
+		ADDQ(groups, nz)
+		ANDQ(highs, nz)
+		ORQ(U32(0x80), nz)
+		BSRQ(nz, hb) // 7, 15, 23, 31 or 39: the last byte's bit 7
+		SUBQ(U8(7), hb)
+		BZHIQ(hb, highs, nz) // continuation bits of the bytes below it
+		ORQ(nz, y)
+		MOVQ(y, Mem{Base: out})
+		SHRQ(U8(3), hb)
+		LEAQ(Mem{Base: out, Index: hb, Scale: 1, Disp: 1}, out)
+		ADDQ(U8(4), p)
+	}
+	// Eight values at a time while 48 bytes of room remain (eight varints
+	// of five bytes, the last store spanning eight).
+	Label("avx2enc_eight")
+	st.fits(8, 48, "avx2enc_one")
+	y, lo := YMM(), XMM()
+	VMOVDQU(Mem{Base: p}, y)
+	VPTEST(notByte, y)
+	JNZ(LabelRef("avx2enc_slow"))
+	VEXTRACTI128(U8(1), y, lo)
+	VPACKUSDW(lo, y.AsX(), lo)
+	VPACKUSWB(lo, lo, lo)
+	VMOVQ(lo, Mem{Base: out})
+	ADDQ(U8(8), out)
+	ADDQ(U8(32), p)
+	JMP(LabelRef("avx2enc_eight"))
+	Label("avx2enc_slow")
+	{
+		n := GP64()
+		MOVQ(U32(8), n)
+		Label("avx2enc_slow_value")
+		value()
+		DECQ(n)
+		JNZ(LabelRef("avx2enc_slow_value"))
+	}
+	JMP(LabelRef("avx2enc_eight"))
 
-	Label("bmi2_done")
-	Store(nd, ReturnIndex(0))
-	Store(nv, ReturnIndex(1))
+	// The rest one at a time, while 8 bytes of room remain.
+	Label("avx2enc_one")
+	st.fits(1, 8, "avx2enc_done")
+	value()
+	JMP(LabelRef("avx2enc_one"))
+
+	Label("avx2enc_done")
+	st.storeResults()
+	VZEROUPPER()
 	RET()
 }
