@@ -31,10 +31,12 @@ TEXT ·decodeAVX512VBMI2(SB), NOSPLIT, $0-64
 	VPBROADCASTQ SI, Z8
 	MOVQ         $0x000000000fffffff, SI
 	VPBROADCASTQ SI, Z9
-	MOVL         $0x10101010, SI
-	VPBROADCASTD SI, Z10
+	VMOVDQU64    decodeBy4<>+0(SB), Z10
+	VMOVDQU64    decodeBy4<>+64(SB), Z11
+	VMOVDQU64    decodeBy4<>+128(SB), Z12
+	VMOVDQU64    decodeBy4<>+192(SB), Z13
 	MOVL         $0x08080808, SI
-	VPBROADCASTD SI, Z11
+	VPBROADCASTD SI, Z14
 	MOVQ         $-2, SI
 	KMOVQ        SI, K1
 
@@ -47,15 +49,15 @@ avx512_window:
 	MOVQ       $-1, DI
 	BZHIQ      SI, DI, SI
 	KMOVQ      SI, K2
-	VMOVDQU8.Z (AX), K2, Z12
+	VMOVDQU8.Z (AX), K2, Z15
 	JMP        avx512_loaded
 
 avx512_full:
 	MOVQ     $-1, SI
-	VMOVDQU8 (AX), Z12
+	VMOVDQU8 (AX), Z15
 
 avx512_loaded:
-	VPMOVB2M  Z12, K2
+	VPMOVB2M  Z15, K2
 	KMOVQ     K2, DI
 	ANDNQ     SI, DI, SI
 	JZ        avx512_done
@@ -83,7 +85,7 @@ avx512_loaded:
 	ANDQ      R9, R8
 	MOVQ      DI, R10
 	SHLQ      $0x01, R10
-	VPTESTNMB Z12, Z12, K2
+	VPTESTNMB Z15, Z15, K2
 	KMOVQ     K2, R11
 	ANDQ      R11, R10
 	ANDQ      R9, R10
@@ -96,64 +98,108 @@ avx512_loaded:
 	JNZ       avx512_done
 	MOVQ      R8, R10
 	SHLQ      $0x04, R10
-	VPCMPUB   $0x06, Z4, Z12, K2
+	VPCMPUB   $0x06, Z4, Z15, K2
 	KMOVQ     K2, DI
 	TESTQ     DI, R10
 	JNZ       avx512_done
 
 avx512_done_checked:
 	KMOVQ         SI, K2
-	VPCOMPRESSB.Z Z0, K2, Z13
-	VPADDB        Z2, Z13, Z14
-	VPERMB.Z      Z14, Z1, K1, Z14
+	VPCOMPRESSB.Z Z0, K2, Z16
+	VPADDB        Z2, Z16, Z17
+	VPERMB.Z      Z17, Z1, K1, Z17
 	TESTQ         R8, R8
 	JNZ           avx512_wide
-	VMOVDQU64     decodeBy4<>+0(SB), Z15
 	POPCNTQ       SI, DI
+	VPERMB        Z17, Z10, Z18
+	VPADDB        Z7, Z18, Z18
+	VPERMB        Z16, Z10, Z19
+	VPCMPUB       $0x02, Z19, Z18, K2
+	VPERMB.Z      Z15, Z18, K2, Z18
+	VPANDD        Z3, Z18, Z18
+	VPSRLW        $0x01, Z18, Z19
+	VPTERNLOGD    $0xe4, Z5, Z19, Z18
+	VPMADDWD      Z6, Z18, Z18
+	MOVQ          $-1, R8
+	BZHIQ         DI, R8, R8
+	KMOVQ         R8, K2
+	VMOVDQU32     Z18, K2, (DX)
+	CMPQ          DI, $0x10
+	JBE           avx512_stored
+	SUBQ          $0x10, DI
+	VPERMB        Z17, Z11, Z18
+	VPADDB        Z7, Z18, Z18
+	VPERMB        Z16, Z11, Z19
+	VPCMPUB       $0x02, Z19, Z18, K2
+	VPERMB.Z      Z15, Z18, K2, Z18
+	VPANDD        Z3, Z18, Z18
+	VPSRLW        $0x01, Z18, Z19
+	VPTERNLOGD    $0xe4, Z5, Z19, Z18
+	VPMADDWD      Z6, Z18, Z18
+	MOVQ          $-1, R8
+	BZHIQ         DI, R8, R8
+	KMOVQ         R8, K2
+	VMOVDQU32     Z18, K2, 64(DX)
+	CMPQ          DI, $0x10
+	JBE           avx512_stored
+	SUBQ          $0x10, DI
+	VPERMB        Z17, Z12, Z18
+	VPADDB        Z7, Z18, Z18
+	VPERMB        Z16, Z12, Z19
+	VPCMPUB       $0x02, Z19, Z18, K2
+	VPERMB.Z      Z15, Z18, K2, Z18
+	VPANDD        Z3, Z18, Z18
+	VPSRLW        $0x01, Z18, Z19
+	VPTERNLOGD    $0xe4, Z5, Z19, Z18
+	VPMADDWD      Z6, Z18, Z18
+	MOVQ          $-1, R8
+	BZHIQ         DI, R8, R8
+	KMOVQ         R8, K2
+	VMOVDQU32     Z18, K2, 128(DX)
+	CMPQ          DI, $0x10
+	JBE           avx512_stored
+	SUBQ          $0x10, DI
+	VPERMB        Z17, Z13, Z17
+	VPADDB        Z7, Z17, Z17
+	VPERMB        Z16, Z13, Z16
+	VPCMPUB       $0x02, Z16, Z17, K2
+	VPERMB.Z      Z15, Z17, K2, Z15
+	VPANDD        Z3, Z15, Z15
+	VPSRLW        $0x01, Z15, Z16
+	VPTERNLOGD    $0xe4, Z5, Z16, Z15
+	VPMADDWD      Z6, Z15, Z15
+	MOVQ          $-1, R8
+	BZHIQ         DI, R8, R8
+	KMOVQ         R8, K2
+	VMOVDQU32     Z15, K2, 192(DX)
 
-avx512_chunk4:
-	VPERMB     Z14, Z15, Z16
-	VPADDB     Z7, Z16, Z16
-	VPERMB     Z13, Z15, Z17
-	VPCMPUB    $0x02, Z17, Z16, K2
-	VPERMB.Z   Z12, Z16, K2, Z16
-	VPANDD     Z3, Z16, Z16
-	VPSRLW     $0x01, Z16, Z17
-	VPTERNLOGD $0xe4, Z5, Z17, Z16
-	VPMADDWD   Z6, Z16, Z16
-	MOVQ       $-1, R8
-	BZHIQ      DI, R8, R8
-	KMOVQ      R8, K2
-	VMOVDQU32  Z16, K2, (DX)
-	ADDQ       $0x40, DX
-	VPADDB     Z10, Z15, Z15
-	SUBQ       $0x10, DI
-	JG         avx512_chunk4
-	LEAQ       (DX)(DI*4), DX
-	JMP        avx512_next
+avx512_stored:
+	POPCNTQ SI, DI
+	LEAQ    (DX)(DI*4), DX
+	JMP     avx512_next
 
 avx512_wide:
-	VMOVDQU64 decodeBy8<>+0(SB), Z15
+	VMOVDQU64 decodeBy8<>+0(SB), Z18
 	POPCNTQ   SI, DI
 
 avx512_chunk8:
-	VPERMB     Z14, Z15, Z16
-	VPADDB     Z8, Z16, Z16
-	VPERMB     Z13, Z15, Z17
-	VPCMPUB    $0x02, Z17, Z16, K2
-	VPERMB.Z   Z12, Z16, K2, Z16
-	VPANDD     Z3, Z16, Z16
-	VPSRLW     $0x01, Z16, Z17
-	VPTERNLOGD $0xe4, Z5, Z17, Z16
-	VPMADDWD   Z6, Z16, Z16
-	VPSRLQ     $0x04, Z16, Z17
-	VPTERNLOGQ $0xe4, Z9, Z17, Z16
+	VPERMB     Z17, Z18, Z19
+	VPADDB     Z8, Z19, Z19
+	VPERMB     Z16, Z18, Z20
+	VPCMPUB    $0x02, Z20, Z19, K2
+	VPERMB.Z   Z15, Z19, K2, Z19
+	VPANDD     Z3, Z19, Z19
+	VPSRLW     $0x01, Z19, Z20
+	VPTERNLOGD $0xe4, Z5, Z20, Z19
+	VPMADDWD   Z6, Z19, Z19
+	VPSRLQ     $0x04, Z19, Z20
+	VPTERNLOGQ $0xe4, Z9, Z20, Z19
 	MOVQ       $-1, R8
 	BZHIQ      DI, R8, R8
 	KMOVQ      R8, K2
-	VPMOVQD    Z16, K2, (DX)
+	VPMOVQD    Z19, K2, (DX)
 	ADDQ       $0x20, DX
-	VPADDB     Z11, Z15, Z15
+	VPADDB     Z14, Z18, Z18
 	SUBQ       $0x08, DI
 	JG         avx512_chunk8
 	LEAQ       (DX)(DI*4), DX
@@ -165,14 +211,14 @@ avx512_next:
 	JMP    avx512_window
 
 avx512_bytes:
-	VPMOVZXBD (AX), Z12
-	VMOVDQU64 Z12, (DX)
-	VPMOVZXBD 16(AX), Z12
-	VMOVDQU64 Z12, 64(DX)
-	VPMOVZXBD 32(AX), Z12
-	VMOVDQU64 Z12, 128(DX)
-	VPMOVZXBD 48(AX), Z12
-	VMOVDQU64 Z12, 192(DX)
+	VPMOVZXBD (AX), Z15
+	VMOVDQU64 Z15, (DX)
+	VPMOVZXBD 16(AX), Z15
+	VMOVDQU64 Z15, 64(DX)
+	VPMOVZXBD 32(AX), Z15
+	VMOVDQU64 Z15, 128(DX)
+	VPMOVZXBD 48(AX), Z15
+	VMOVDQU64 Z15, 192(DX)
 	ADDQ      $0x40, AX
 	ADDQ      $0x00000100, DX
 	JMP       avx512_window
@@ -384,7 +430,199 @@ DATA decodeBy4<>+60(SB)/1, $0x0f
 DATA decodeBy4<>+61(SB)/1, $0x0f
 DATA decodeBy4<>+62(SB)/1, $0x0f
 DATA decodeBy4<>+63(SB)/1, $0x0f
-GLOBL decodeBy4<>(SB), RODATA|NOPTR, $64
+DATA decodeBy4<>+64(SB)/1, $0x10
+DATA decodeBy4<>+65(SB)/1, $0x10
+DATA decodeBy4<>+66(SB)/1, $0x10
+DATA decodeBy4<>+67(SB)/1, $0x10
+DATA decodeBy4<>+68(SB)/1, $0x11
+DATA decodeBy4<>+69(SB)/1, $0x11
+DATA decodeBy4<>+70(SB)/1, $0x11
+DATA decodeBy4<>+71(SB)/1, $0x11
+DATA decodeBy4<>+72(SB)/1, $0x12
+DATA decodeBy4<>+73(SB)/1, $0x12
+DATA decodeBy4<>+74(SB)/1, $0x12
+DATA decodeBy4<>+75(SB)/1, $0x12
+DATA decodeBy4<>+76(SB)/1, $0x13
+DATA decodeBy4<>+77(SB)/1, $0x13
+DATA decodeBy4<>+78(SB)/1, $0x13
+DATA decodeBy4<>+79(SB)/1, $0x13
+DATA decodeBy4<>+80(SB)/1, $0x14
+DATA decodeBy4<>+81(SB)/1, $0x14
+DATA decodeBy4<>+82(SB)/1, $0x14
+DATA decodeBy4<>+83(SB)/1, $0x14
+DATA decodeBy4<>+84(SB)/1, $0x15
+DATA decodeBy4<>+85(SB)/1, $0x15
+DATA decodeBy4<>+86(SB)/1, $0x15
+DATA decodeBy4<>+87(SB)/1, $0x15
+DATA decodeBy4<>+88(SB)/1, $0x16
+DATA decodeBy4<>+89(SB)/1, $0x16
+DATA decodeBy4<>+90(SB)/1, $0x16
+DATA decodeBy4<>+91(SB)/1, $0x16
+DATA decodeBy4<>+92(SB)/1, $0x17
+DATA decodeBy4<>+93(SB)/1, $0x17
+DATA decodeBy4<>+94(SB)/1, $0x17
+DATA decodeBy4<>+95(SB)/1, $0x17
+DATA decodeBy4<>+96(SB)/1, $0x18
+DATA decodeBy4<>+97(SB)/1, $0x18
+DATA decodeBy4<>+98(SB)/1, $0x18
+DATA decodeBy4<>+99(SB)/1, $0x18
+DATA decodeBy4<>+100(SB)/1, $0x19
+DATA decodeBy4<>+101(SB)/1, $0x19
+DATA decodeBy4<>+102(SB)/1, $0x19
+DATA decodeBy4<>+103(SB)/1, $0x19
+DATA decodeBy4<>+104(SB)/1, $0x1a
+DATA decodeBy4<>+105(SB)/1, $0x1a
+DATA decodeBy4<>+106(SB)/1, $0x1a
+DATA decodeBy4<>+107(SB)/1, $0x1a
+DATA decodeBy4<>+108(SB)/1, $0x1b
+DATA decodeBy4<>+109(SB)/1, $0x1b
+DATA decodeBy4<>+110(SB)/1, $0x1b
+DATA decodeBy4<>+111(SB)/1, $0x1b
+DATA decodeBy4<>+112(SB)/1, $0x1c
+DATA decodeBy4<>+113(SB)/1, $0x1c
+DATA decodeBy4<>+114(SB)/1, $0x1c
+DATA decodeBy4<>+115(SB)/1, $0x1c
+DATA decodeBy4<>+116(SB)/1, $0x1d
+DATA decodeBy4<>+117(SB)/1, $0x1d
+DATA decodeBy4<>+118(SB)/1, $0x1d
+DATA decodeBy4<>+119(SB)/1, $0x1d
+DATA decodeBy4<>+120(SB)/1, $0x1e
+DATA decodeBy4<>+121(SB)/1, $0x1e
+DATA decodeBy4<>+122(SB)/1, $0x1e
+DATA decodeBy4<>+123(SB)/1, $0x1e
+DATA decodeBy4<>+124(SB)/1, $0x1f
+DATA decodeBy4<>+125(SB)/1, $0x1f
+DATA decodeBy4<>+126(SB)/1, $0x1f
+DATA decodeBy4<>+127(SB)/1, $0x1f
+DATA decodeBy4<>+128(SB)/1, $0x20
+DATA decodeBy4<>+129(SB)/1, $0x20
+DATA decodeBy4<>+130(SB)/1, $0x20
+DATA decodeBy4<>+131(SB)/1, $0x20
+DATA decodeBy4<>+132(SB)/1, $0x21
+DATA decodeBy4<>+133(SB)/1, $0x21
+DATA decodeBy4<>+134(SB)/1, $0x21
+DATA decodeBy4<>+135(SB)/1, $0x21
+DATA decodeBy4<>+136(SB)/1, $0x22
+DATA decodeBy4<>+137(SB)/1, $0x22
+DATA decodeBy4<>+138(SB)/1, $0x22
+DATA decodeBy4<>+139(SB)/1, $0x22
+DATA decodeBy4<>+140(SB)/1, $0x23
+DATA decodeBy4<>+141(SB)/1, $0x23
+DATA decodeBy4<>+142(SB)/1, $0x23
+DATA decodeBy4<>+143(SB)/1, $0x23
+DATA decodeBy4<>+144(SB)/1, $0x24
+DATA decodeBy4<>+145(SB)/1, $0x24
+DATA decodeBy4<>+146(SB)/1, $0x24
+DATA decodeBy4<>+147(SB)/1, $0x24
+DATA decodeBy4<>+148(SB)/1, $0x25
+DATA decodeBy4<>+149(SB)/1, $0x25
+DATA decodeBy4<>+150(SB)/1, $0x25
+DATA decodeBy4<>+151(SB)/1, $0x25
+DATA decodeBy4<>+152(SB)/1, $0x26
+DATA decodeBy4<>+153(SB)/1, $0x26
+DATA decodeBy4<>+154(SB)/1, $0x26
+DATA decodeBy4<>+155(SB)/1, $0x26
+DATA decodeBy4<>+156(SB)/1, $0x27
+DATA decodeBy4<>+157(SB)/1, $0x27
+DATA decodeBy4<>+158(SB)/1, $0x27
+DATA decodeBy4<>+159(SB)/1, $0x27
+DATA decodeBy4<>+160(SB)/1, $0x28
+DATA decodeBy4<>+161(SB)/1, $0x28
+DATA decodeBy4<>+162(SB)/1, $0x28
+DATA decodeBy4<>+163(SB)/1, $0x28
+DATA decodeBy4<>+164(SB)/1, $0x29
+DATA decodeBy4<>+165(SB)/1, $0x29
+DATA decodeBy4<>+166(SB)/1, $0x29
+DATA decodeBy4<>+167(SB)/1, $0x29
+DATA decodeBy4<>+168(SB)/1, $0x2a
+DATA decodeBy4<>+169(SB)/1, $0x2a
+DATA decodeBy4<>+170(SB)/1, $0x2a
+DATA decodeBy4<>+171(SB)/1, $0x2a
+DATA decodeBy4<>+172(SB)/1, $0x2b
+DATA decodeBy4<>+173(SB)/1, $0x2b
+DATA decodeBy4<>+174(SB)/1, $0x2b
+DATA decodeBy4<>+175(SB)/1, $0x2b
+DATA decodeBy4<>+176(SB)/1, $0x2c
+DATA decodeBy4<>+177(SB)/1, $0x2c
+DATA decodeBy4<>+178(SB)/1, $0x2c
+DATA decodeBy4<>+179(SB)/1, $0x2c
+DATA decodeBy4<>+180(SB)/1, $0x2d
+DATA decodeBy4<>+181(SB)/1, $0x2d
+DATA decodeBy4<>+182(SB)/1, $0x2d
+DATA decodeBy4<>+183(SB)/1, $0x2d
+DATA decodeBy4<>+184(SB)/1, $0x2e
+DATA decodeBy4<>+185(SB)/1, $0x2e
+DATA decodeBy4<>+186(SB)/1, $0x2e
+DATA decodeBy4<>+187(SB)/1, $0x2e
+DATA decodeBy4<>+188(SB)/1, $0x2f
+DATA decodeBy4<>+189(SB)/1, $0x2f
+DATA decodeBy4<>+190(SB)/1, $0x2f
+DATA decodeBy4<>+191(SB)/1, $0x2f
+DATA decodeBy4<>+192(SB)/1, $0x30
+DATA decodeBy4<>+193(SB)/1, $0x30
+DATA decodeBy4<>+194(SB)/1, $0x30
+DATA decodeBy4<>+195(SB)/1, $0x30
+DATA decodeBy4<>+196(SB)/1, $0x31
+DATA decodeBy4<>+197(SB)/1, $0x31
+DATA decodeBy4<>+198(SB)/1, $0x31
+DATA decodeBy4<>+199(SB)/1, $0x31
+DATA decodeBy4<>+200(SB)/1, $0x32
+DATA decodeBy4<>+201(SB)/1, $0x32
+DATA decodeBy4<>+202(SB)/1, $0x32
+DATA decodeBy4<>+203(SB)/1, $0x32
+DATA decodeBy4<>+204(SB)/1, $0x33
+DATA decodeBy4<>+205(SB)/1, $0x33
+DATA decodeBy4<>+206(SB)/1, $0x33
+DATA decodeBy4<>+207(SB)/1, $0x33
+DATA decodeBy4<>+208(SB)/1, $0x34
+DATA decodeBy4<>+209(SB)/1, $0x34
+DATA decodeBy4<>+210(SB)/1, $0x34
+DATA decodeBy4<>+211(SB)/1, $0x34
+DATA decodeBy4<>+212(SB)/1, $0x35
+DATA decodeBy4<>+213(SB)/1, $0x35
+DATA decodeBy4<>+214(SB)/1, $0x35
+DATA decodeBy4<>+215(SB)/1, $0x35
+DATA decodeBy4<>+216(SB)/1, $0x36
+DATA decodeBy4<>+217(SB)/1, $0x36
+DATA decodeBy4<>+218(SB)/1, $0x36
+DATA decodeBy4<>+219(SB)/1, $0x36
+DATA decodeBy4<>+220(SB)/1, $0x37
+DATA decodeBy4<>+221(SB)/1, $0x37
+DATA decodeBy4<>+222(SB)/1, $0x37
+DATA decodeBy4<>+223(SB)/1, $0x37
+DATA decodeBy4<>+224(SB)/1, $0x38
+DATA decodeBy4<>+225(SB)/1, $0x38
+DATA decodeBy4<>+226(SB)/1, $0x38
+DATA decodeBy4<>+227(SB)/1, $0x38
+DATA decodeBy4<>+228(SB)/1, $0x39
+DATA decodeBy4<>+229(SB)/1, $0x39
+DATA decodeBy4<>+230(SB)/1, $0x39
+DATA decodeBy4<>+231(SB)/1, $0x39
+DATA decodeBy4<>+232(SB)/1, $0x3a
+DATA decodeBy4<>+233(SB)/1, $0x3a
+DATA decodeBy4<>+234(SB)/1, $0x3a
+DATA decodeBy4<>+235(SB)/1, $0x3a
+DATA decodeBy4<>+236(SB)/1, $0x3b
+DATA decodeBy4<>+237(SB)/1, $0x3b
+DATA decodeBy4<>+238(SB)/1, $0x3b
+DATA decodeBy4<>+239(SB)/1, $0x3b
+DATA decodeBy4<>+240(SB)/1, $0x3c
+DATA decodeBy4<>+241(SB)/1, $0x3c
+DATA decodeBy4<>+242(SB)/1, $0x3c
+DATA decodeBy4<>+243(SB)/1, $0x3c
+DATA decodeBy4<>+244(SB)/1, $0x3d
+DATA decodeBy4<>+245(SB)/1, $0x3d
+DATA decodeBy4<>+246(SB)/1, $0x3d
+DATA decodeBy4<>+247(SB)/1, $0x3d
+DATA decodeBy4<>+248(SB)/1, $0x3e
+DATA decodeBy4<>+249(SB)/1, $0x3e
+DATA decodeBy4<>+250(SB)/1, $0x3e
+DATA decodeBy4<>+251(SB)/1, $0x3e
+DATA decodeBy4<>+252(SB)/1, $0x3f
+DATA decodeBy4<>+253(SB)/1, $0x3f
+DATA decodeBy4<>+254(SB)/1, $0x3f
+DATA decodeBy4<>+255(SB)/1, $0x3f
+GLOBL decodeBy4<>(SB), RODATA|NOPTR, $256
 
 DATA decodeBy8<>+0(SB)/1, $0x00
 DATA decodeBy8<>+1(SB)/1, $0x00

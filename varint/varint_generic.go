@@ -33,7 +33,7 @@ func decodeGeneric(dst []uint32, src []byte) (nd, ns int) {
 // stop earlier; the dispatcher lets encodeGeneric finish.
 func encodeGeneric(dst []byte, v []uint32) (nd, nv int) {
 	for _, x := range v {
-		if len(dst)-nd < Len(x) {
+		if room := len(dst) - nd; room < MaxLen && room < Len(x) {
 			break
 		}
 		for x >= 0x80 {

@@ -207,7 +207,10 @@ func decodeAVX512VBMI2() {
 	prevTab := bytesTable("decodePrev", func(i int) byte { return byte(max(i-1, 0)) })
 	// Byte i of a chunk's gather index names varint i/4 (32-bit lanes) or
 	// i/8 (64-bit lanes) of the chunk.
-	by4 := bytesTable("decodeBy4", func(i int) byte { return byte(i / 4) })
+	by4 := GLOBL("decodeBy4", RODATA|NOPTR)
+	for i := range 256 {
+		DATA(i, U8(byte(i/4)))
+	}
 	by8 := bytesTable("decodeBy8", func(i int) byte { return byte(i / 8) })
 
 	st := loadDecoderState()
@@ -222,7 +225,11 @@ func decodeAVX512VBMI2() {
 	seq4 := broadcastD(0x03020100, ZMM())         // bytes 0..3 of a 32-bit lane
 	seq8 := broadcastQ(0x0706050403020100, ZMM()) // bytes 0..7 of a 64-bit lane
 	quad28 := broadcastQ(0x0fffffff, ZMM())       // low 28 bits of a 64-bit lane
-	step16 := broadcastD(0x10101010, ZMM())
+	by16 := make([]VecVirtual, 4) // chunk q: varints 16q..16q+15
+	for q := range by16 {
+		by16[q] = ZMM()
+		VMOVDQU64(by4.Offset(64*q), by16[q])
+	}
 	step8 := broadcastD(0x08080808, ZMM())
 	notFirst := K()
 	{
@@ -283,13 +290,10 @@ func decodeAVX512VBMI2() {
 	TESTQ(wide, wide)
 	JNZ(LabelRef("avx512_wide"))
 
-	// gather emits the chunk loop: each chunk gathers lanes varints into a
-	// vector, merges their groups with merge, and stores them with store.
-	gather := func(name string, lanes int, by Mem, seq, step VecVirtual, merge func(v VecVirtual), store func(v VecVirtual, k OpmaskVirtual, m Mem)) {
-		idx, n := ZMM(), GP64()
-		VMOVDQU64(by, idx)
-		POPCNTQ(stop, n)
-		Label(name)
+	// chunk gathers the varints named by idx into a vector, merges their
+	// groups with merge, and stores the first min(n, lanes) of them at
+	// disp(out) with store.
+	chunk := func(idx, seq VecVirtual, n GPVirtual, disp int, merge func(v VecVirtual), store func(v VecVirtual, k OpmaskVirtual, m Mem)) {
 		g, e, v, kin, kst, r := ZMM(), ZMM(), ZMM(), K(), K(), GP64()
 		VPERMB(starts, idx, g)
 		VPADDB(seq, g, g)
@@ -301,13 +305,7 @@ func decodeAVX512VBMI2() {
 		MOVQ(I64(-1), r)
 		BZHIQ(n, r, r)
 		KMOVQ(r, kst)
-		store(v, kst, Mem{Base: st.out})
-		ADDQ(U8(4*lanes), st.out)
-		VPADDB(step, idx, idx)
-		SUBQ(U8(lanes), n)
-		JG(LabelRef(name))
-		// The last chunk stored only n+lanes values; step back over the rest.
-		LEAQ(Mem{Base: st.out, Index: n, Scale: 4}, st.out)
+		store(v, kst, Mem{Base: st.out, Disp: disp})
 	}
 	merge14 := func(v VecVirtual) VecVirtual {
 		t := ZMM()
@@ -317,19 +315,46 @@ func decodeAVX512VBMI2() {
 		return t
 	}
 
-	gather("avx512_chunk4", 16, by4, seq4, step16,
-		func(v VecVirtual) { merge14(v) },
-		func(v VecVirtual, k OpmaskVirtual, m Mem) { VMOVDQU32(v, k, m) })
+	// Up to four chunks of 16 varints, unrolled.
+	{
+		n := GP64()
+		POPCNTQ(stop, n)
+		for q := range by16 {
+			chunk(by16[q], seq4, n, 64*q, func(v VecVirtual) { merge14(v) },
+				func(v VecVirtual, k OpmaskVirtual, m Mem) { VMOVDQU32(v, k, m) })
+			if q < len(by16)-1 {
+				CMPQ(n, U8(16))
+				JBE(LabelRef("avx512_stored"))
+				SUBQ(U8(16), n)
+			}
+		}
+		Label("avx512_stored")
+		POPCNTQ(stop, n)
+		LEAQ(Mem{Base: st.out, Index: n, Scale: 4}, st.out)
+	}
 	JMP(LabelRef("avx512_next"))
 
+	// Chunks of eight varints in 64-bit lanes, in a loop: five-byte
+	// varints are rare, and registers are short.
 	Label("avx512_wide")
-	gather("avx512_chunk8", 8, by8, seq8, step8,
-		func(v VecVirtual) {
-			t := merge14(v)
-			VPSRLQ(U8(4), v, t)
-			VPTERNLOGQ(U8(ternSelect), quad28, t, v) // bits 28-31 from byte 4
-		},
-		func(v VecVirtual, k OpmaskVirtual, m Mem) { VPMOVQD(v, k, m) })
+	{
+		idx, n := ZMM(), GP64()
+		VMOVDQU64(by8, idx)
+		POPCNTQ(stop, n)
+		Label("avx512_chunk8")
+		chunk(idx, seq8, n, 0,
+			func(v VecVirtual) {
+				t := merge14(v)
+				VPSRLQ(U8(4), v, t)
+				VPTERNLOGQ(U8(ternSelect), quad28, t, v) // bits 28-31 from byte 4
+			},
+			func(v VecVirtual, k OpmaskVirtual, m Mem) { VPMOVQD(v, k, m) })
+		ADDQ(U8(32), st.out)
+		VPADDB(step8, idx, idx)
+		SUBQ(U8(8), n)
+		JG(LabelRef("avx512_chunk8"))
+		LEAQ(Mem{Base: st.out, Index: n, Scale: 4}, st.out) // back over unused lanes
+	}
 
 	Label("avx512_next")
 	st.advance(stop)
