@@ -225,7 +225,7 @@ func decodeAVX512VBMI2() {
 	seq4 := broadcastD(0x03020100, ZMM())         // bytes 0..3 of a 32-bit lane
 	seq8 := broadcastQ(0x0706050403020100, ZMM()) // bytes 0..7 of a 64-bit lane
 	quad28 := broadcastQ(0x0fffffff, ZMM())       // low 28 bits of a 64-bit lane
-	by16 := make([]VecVirtual, 4) // chunk q: varints 16q..16q+15
+	by16 := make([]VecVirtual, 4)                 // chunk q: varints 16q..16q+15
 	for q := range by16 {
 		by16[q] = ZMM()
 		VMOVDQU64(by4.Offset(64*q), by16[q])
