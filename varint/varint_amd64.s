@@ -16,27 +16,36 @@ TEXT ·decodeAVX512VBMI2(SB), NOSPLIT, $0-64
 	VMOVDQU64    decodeIota<>+0(SB), Z0
 	VMOVDQU64    decodePrev<>+0(SB), Z1
 	MOVL         $0x01010101, SI
-	VPBROADCASTD SI, Z2
+	VMOVD        SI, X2
+	VPBROADCASTD X2, Z2
 	MOVL         $0x7f7f7f7f, SI
-	VPBROADCASTD SI, Z3
+	VMOVD        SI, X3
+	VPBROADCASTD X3, Z3
 	MOVL         $0x0f0f0f0f, SI
-	VPBROADCASTD SI, Z4
+	VMOVD        SI, X4
+	VPBROADCASTD X4, Z4
 	MOVL         $0x007f007f, SI
-	VPBROADCASTD SI, Z5
+	VMOVD        SI, X5
+	VPBROADCASTD X5, Z5
 	MOVL         $0x40000001, SI
-	VPBROADCASTD SI, Z6
+	VMOVD        SI, X6
+	VPBROADCASTD X6, Z6
 	MOVL         $0x03020100, SI
-	VPBROADCASTD SI, Z7
+	VMOVD        SI, X7
+	VPBROADCASTD X7, Z7
 	MOVQ         $0x0706050403020100, SI
-	VPBROADCASTQ SI, Z8
+	VMOVQ        SI, X8
+	VPBROADCASTQ X8, Z8
 	MOVQ         $0x000000000fffffff, SI
-	VPBROADCASTQ SI, Z9
+	VMOVQ        SI, X9
+	VPBROADCASTQ X9, Z9
 	VMOVDQU64    decodeBy4<>+0(SB), Z10
 	VMOVDQU64    decodeBy4<>+64(SB), Z11
 	VMOVDQU64    decodeBy4<>+128(SB), Z12
 	VMOVDQU64    decodeBy4<>+192(SB), Z13
 	MOVL         $0x08080808, SI
-	VPBROADCASTD SI, Z14
+	VMOVD        SI, X14
+	VPBROADCASTD X14, Z14
 	MOVQ         $-2, SI
 	KMOVQ        SI, K1
 
@@ -691,7 +700,7 @@ DATA decodeBy8<>+63(SB)/1, $0x07
 GLOBL decodeBy8<>(SB), RODATA|NOPTR, $64
 
 // func decodeAVX2(dst []uint32, src []byte) (nd int, ns int)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI, BMI2, LZCNT, POPCNT
+// Requires: AVX, AVX2, BMI, BMI2, LZCNT, POPCNT
 TEXT ·decodeAVX2(SB), NOSPLIT, $0-64
 	MOVQ         src_base+24(FP), AX
 	MOVQ         src_len+32(FP), CX
@@ -702,7 +711,8 @@ TEXT ·decodeAVX2(SB), NOSPLIT, $0-64
 	MOVQ         $0x0000007f7f7f7f7f, SI
 	VPXOR        Y0, Y0, Y0
 	MOVL         $0x0f0f0f0f, DI
-	VPBROADCASTD DI, Y1
+	VMOVD        DI, X1
+	VPBROADCASTD X1, Y1
 
 avx2_window:
 	MOVQ      CX, DI
@@ -834,13 +844,17 @@ TEXT ·encodeAVX512VBMI2(SB), NOSPLIT, $0-64
 	MOVQ         v_len+32(FP), BX
 	LEAQ         (DX)(BX*4), BX
 	MOVQ         $0x312a231c150e0700, SI
-	VPBROADCASTQ SI, Z0
+	VMOVQ        SI, X0
+	VPBROADCASTQ X0, Z0
 	MOVL         $0x7f7f7f7f, SI
-	VPBROADCASTD SI, Z1
+	VMOVD        SI, X1
+	VPBROADCASTD X1, Z1
 	MOVL         $0x80808080, SI
-	VPBROADCASTD SI, Z2
+	VMOVD        SI, X2
+	VPBROADCASTD X2, Z2
 	MOVL         $0xffffff80, SI
-	VPBROADCASTD SI, Z3
+	VMOVD        SI, X3
+	VPBROADCASTD X3, Z3
 	MOVQ         $0x7f7f7f7f7f7f7f7f, SI
 
 enc512_sixteen:
@@ -1003,7 +1017,7 @@ DATA encodeSmear<>+16(SB)/8, $0x0101010101010101
 GLOBL encodeSmear<>(SB), RODATA|NOPTR, $24
 
 // func encodeAVX2(dst []byte, v []uint32) (nd int, nv int)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
+// Requires: AVX, AVX2, BMI2
 TEXT ·encodeAVX2(SB), NOSPLIT, $0-64
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
@@ -1014,7 +1028,8 @@ TEXT ·encodeAVX2(SB), NOSPLIT, $0-64
 	MOVQ         $0x0000007f7f7f7f7f, SI
 	MOVQ         $0x0000008080808080, DI
 	MOVL         $0xffffff80, R8
-	VPBROADCASTD R8, Y0
+	VMOVD        R8, X0
+	VPBROADCASTD X0, Y0
 
 avx2enc_eight:
 	LEAQ         32(DX), R8

@@ -41,19 +41,24 @@ func bytesTable(name string, f func(i int) byte) Mem {
 	return m
 }
 
-// broadcastD fills a vector register with the 32-bit constant c in every lane.
+// broadcastD fills a vector register with the 32-bit constant c in every
+// lane. It goes through an XMM register: VPBROADCASTD from a general
+// register exists only in AVX-512, and AVX2 kernels use this too.
 func broadcastD(c uint32, v VecVirtual) VecVirtual {
-	r := GP32()
+	r, x := GP32(), XMM()
 	MOVL(U32(c), r)
-	VPBROADCASTD(r, v)
+	VMOVD(r, x)
+	VPBROADCASTD(x, v)
 	return v
 }
 
-// broadcastQ fills a vector register with the 64-bit constant c in every lane.
+// broadcastQ fills a vector register with the 64-bit constant c in every
+// lane; see broadcastD.
 func broadcastQ(c uint64, v VecVirtual) VecVirtual {
-	r := GP64()
+	r, x := GP64(), XMM()
 	MOVQ(U64(c), r)
-	VPBROADCASTQ(r, v)
+	VMOVQ(r, x)
+	VPBROADCASTQ(x, v)
 	return v
 }
 
