@@ -48,11 +48,7 @@ func AppendUvarint(dst []byte, x uint32) []byte {
 // ErrTruncated, ErrOverflow or ErrNonCanonical exactly as the package
 // documentation defines them, and then x and n are 0.
 func Uvarint(src []byte) (x uint32, n int, err error) {
-	for i := range MaxLen {
-		if i == len(src) {
-			return 0, 0, ErrTruncated
-		}
-		b := src[i]
+	for i, b := range src {
 		if i == MaxLen-1 && b > 0x0F {
 			return 0, 0, ErrOverflow
 		}
@@ -64,7 +60,7 @@ func Uvarint(src []byte) (x uint32, n int, err error) {
 			return x, i + 1, nil
 		}
 	}
-	panic("unreachable: the fifth byte always ends the loop")
+	return 0, 0, ErrTruncated
 }
 
 // Count returns the number of varints in src if src is well formed, and an
