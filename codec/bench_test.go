@@ -1,0 +1,148 @@
+package codec
+
+import (
+	"testing"
+)
+
+// Size classes of records, as in performance.md: records of 90-260 B,
+// 1.5-2.6 KB, 6-10.5 KB, and every 8th record (the natural mix).
+var benchClasses = []struct {
+	name     string
+	min, max int // 0, 0: every 8th record
+}{
+	{"150B", 90, 260}, {"2KB", 1500, 2600}, {"8KB", 6000, 10500}, {"mix", 0, 0},
+}
+
+// benchRecords returns the records of a size class from the benchmark
+// corpus, at most 1,024 of them.
+func benchRecords(b *testing.B, min, max int) [][]byte {
+	lines := benchLines(b)
+	var recs [][]byte
+	for i, l := range lines {
+		if min == 0 && i%8 == 0 || min > 0 && len(l) >= min && len(l) <= max {
+			recs = append(recs, l)
+		}
+		if len(recs) == 1024 {
+			break
+		}
+	}
+	if len(recs) == 0 {
+		b.Skip("no records of this size in the corpus")
+	}
+	return recs
+}
+
+func totalLen(recs [][]byte) (n int) {
+	for _, r := range recs {
+		n += len(r)
+	}
+	return n
+}
+
+// BenchmarkEncode compares M2M v1 frames (binary and string form) with
+// raw Brotli at the same quality on the same records, one record at a
+// time with a pooled writer: the framing, scanning and CRC overhead is the
+// difference. It reports the compression ratio (JSON bytes / wire bytes).
+func BenchmarkEncode(b *testing.B) {
+	for _, c := range benchClasses {
+		for _, format := range []string{"brotli-raw", "m2m", "m2m-string"} {
+			b.Run("format="+format+"/size="+c.name, func(b *testing.B) {
+				recs := benchRecords(b, c.min, c.max)
+				enc, _ := NewEncoder()
+				var out []byte
+				var err error
+				b.SetBytes(int64(totalLen(recs)))
+				b.ReportAllocs()
+				wire := 0
+				for b.Loop() {
+					wire = 0
+					for _, r := range recs {
+						switch format {
+						case "brotli-raw":
+							out = enc.c.appendCompressed(out[:0], r)
+						case "m2m":
+							out, err = enc.AppendFrame(out[:0], r)
+						case "m2m-string":
+							out, err = enc.AppendFrameString(out[:0], r)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						wire += len(out)
+					}
+				}
+				b.ReportMetric(float64(totalLen(recs))/float64(wire), "ratio")
+			})
+		}
+	}
+}
+
+// BenchmarkDecode compares decoding M2M v1 frames with decoding the raw
+// Brotli streams of the same records.
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range benchClasses {
+		for _, format := range []string{"brotli-raw", "m2m"} {
+			b.Run("format="+format+"/size="+c.name, func(b *testing.B) {
+				recs := benchRecords(b, c.min, c.max)
+				enc, _ := NewEncoder()
+				dec, _ := NewDecoder()
+				var wires [][]byte
+				for _, r := range recs {
+					var w []byte
+					var err error
+					if format == "m2m" {
+						w, err = enc.AppendFrame(nil, r)
+					} else {
+						w = enc.c.appendCompressed(nil, r)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					wires = append(wires, w)
+				}
+				b.SetBytes(int64(totalLen(recs)))
+				b.ReportAllocs()
+				var out []byte
+				var err error
+				for b.Loop() {
+					for _, w := range wires {
+						if format == "m2m" {
+							out, err = dec.AppendFrame(out[:0], nil, w)
+						} else {
+							out, err = dec.d.appendDecompressed(out[:0], w, DefaultLimits.MaxDecompressed)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkHeaderView reads the headers of frames without their payloads;
+// MB/s counts the JSON the frames carry, the throughput a gateway that
+// routes on headers sees.
+func BenchmarkHeaderView(b *testing.B) {
+	recs := benchRecords(b, 0, 0)
+	enc, _ := NewEncoder()
+	var frames [][]byte
+	for _, r := range recs {
+		f, err := enc.AppendFrame(nil, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+	b.SetBytes(int64(totalLen(recs)))
+	b.ReportAllocs()
+	var h Header
+	for b.Loop() {
+		for _, f := range frames {
+			if err := ParseHeader(&h, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/andybalholm/brotli"
+)
+
+// The reference's Brotli parameters for M2M v1 payloads. The wire format
+// does not fix them (any valid stream decodes), but these make our frames
+// byte-identical to the reference's.
+const (
+	defaultQuality = 5
+	defaultWindow  = 22
+)
+
+// appendWriter is an io.Writer that appends to a slice, so Brotli output
+// lands directly in the caller's dst.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// compressor is a reusable Brotli writer.
+type compressor struct {
+	w    *brotli.Writer
+	sink appendWriter
+	opts brotli.WriterOptions
+}
+
+func newCompressor(quality, window int) *compressor {
+	c := &compressor{opts: brotli.WriterOptions{Quality: quality, LGWin: window}}
+	c.w = brotli.NewWriterOptions(&c.sink, c.opts)
+	return c
+}
+
+// appendCompressed appends a complete Brotli stream of src to dst.
+func (c *compressor) appendCompressed(dst, src []byte) []byte {
+	c.sink.b = dst
+	c.w.Reset(&c.sink)
+	// Writes to an appendWriter cannot fail, so neither can the encoder.
+	_, _ = c.w.Write(src)
+	_ = c.w.Close()
+	dst, c.sink.b = c.sink.b, nil
+	return dst
+}
+
+// decompressor is a reusable Brotli reader with a hard cap on its output.
+type decompressor struct {
+	r   *brotli.Reader
+	src bytes.Reader
+}
+
+func newDecompressor() *decompressor {
+	d := &decompressor{}
+	d.r = brotli.NewReader(&d.src)
+	return d
+}
+
+// appendDecompressed appends the decompression of the Brotli stream src to
+// dst. It fails, keeping dst as it was, if src is not exactly one valid
+// stream (bytes after the end of the stream are an error, as are streams
+// cut short) or if the output would exceed limit bytes; it stops as soon as
+// the limit is passed, so memory stays bounded by the limit.
+func (d *decompressor) appendDecompressed(dst, src []byte, limit int) ([]byte, error) {
+	start := len(dst)
+	d.src.Reset(src)
+	_ = d.r.Reset(&d.src) // never fails
+	// Guess 4x the input for the first read, as text compresses about so.
+	dst = slices.Grow(dst, min(limit+1, max(4*len(src), 512)))
+	for {
+		if len(dst)-start > limit {
+			return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+		}
+		if len(dst) == cap(dst) {
+			dst = slices.Grow(dst, min(limit+1-(len(dst)-start), len(dst)-start+512))
+		}
+		n, err := d.r.Read(dst[len(dst):min(cap(dst), start+limit+1)])
+		dst = dst[:len(dst)+n]
+		switch {
+		case err == io.EOF:
+			if len(dst)-start > limit {
+				return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+			}
+			return dst, nil
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return dst[:start], errorf(ErrMalformed, "payload", -1, "brotli stream is truncated")
+		case err != nil:
+			// Includes "excessive input": bytes after the end of the stream.
+			return dst[:start], wrap(ErrMalformed, "payload", -1, err)
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// referenceFrame assembles an uncompressed request frame the way the
+// reference encoder lays it out, from a hand-written variable header.
+func referenceFrame(flags Flags, varHeader []byte, json string) []byte {
+	f := []byte(prefixM2M)
+	f = binary.LittleEndian.AppendUint16(f, uint16(fixedHeaderLen+len(varHeader)))
+	f = append(f, byte(SchemaRequest), 0)
+	f = binary.LittleEndian.AppendUint32(f, uint32(flags))
+	f = append(f, make([]byte, 12)...)
+	f = append(f, varHeader...)
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(json)))
+	f = binary.LittleEndian.AppendUint32(f, crc.Checksum([]byte(json)))
+	return append(f, json...)
+}
+
+func cost(model string, prompt, completion uint32) []byte {
+	return binary.LittleEndian.AppendUint32(nil, math.Float32bits(EstimateCost([]byte(model), prompt, completion)))
+}
+
+// TestReferenceQuirks decodes the layouts the reference encoder produces
+// and this package never writes (reference-implementation.md §12.3-4).
+func TestReferenceQuirks(t *testing.T) {
+	dec, _ := NewDecoder()
+	var h Header
+
+	// Five messages, one with role "function", which the reference skips:
+	// four roles in one byte where msg_count asks for two.
+	json := `{"model":"m","messages":[{"role":"user"},{"role":"function"},{"role":"user"},{"role":"user"},{"role":"user"}]}`
+	vh := append([]byte{1, 'm', 5, 0x55, 0}, cost("m", 0, 500)...)
+	text, err := dec.AppendFrame(nil, &h, referenceFrame(0, vh, json))
+	if err != nil || string(text) != json || h.Quirks != QuirkSkippedRoles || h.Roles != nil || h.MsgCount != 5 {
+		t.Errorf("skipped roles: %q, %v, %+v", text, err, h)
+	}
+
+	// max_tokens null: the flag without its value.
+	json = `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":null}`
+	vh = append([]byte{1, 'm', 1, 0x01, 2}, cost("m", 0, 500)...)
+	text, err = dec.AppendFrame(nil, &h, referenceFrame(FlagMaxTokens, vh, json))
+	if err != nil || string(text) != json || h.Quirks != QuirkMaxTokensWithoutValue || h.Flags&FlagMaxTokens != 0 ||
+		len(h.Roles) != 1 || h.ContentHint != 2 {
+		t.Errorf("max_tokens without value: %q, %v, %+v", text, err, h)
+	}
+
+	// The canonical layout of the same fields is not a quirk.
+	vh = append([]byte{1, 'm', 1, 0x01, 2, 0x0a}, cost("m", 0, 10)...)
+	if _, err := dec.AppendFrame(nil, &h, referenceFrame(FlagMaxTokens, vh, json)); err != nil || h.Quirks != 0 || h.MaxTokens != 10 {
+		t.Errorf("canonical: %v, %+v", err, h)
+	}
+}
+
+// TestEncoderRobustness covers inputs on which the reference writes frames
+// that decoders misread; ours must parse exactly, without quirks.
+func TestEncoderRobustness(t *testing.T) {
+	enc, _ := NewEncoder()
+	dec, _ := NewDecoder()
+	long := strings.Repeat("é", 150) // 300 bytes
+	for _, tc := range []struct {
+		name, json string
+		check      func(h *Header) bool
+	}{
+		{"model over 255 bytes", `{"model":"` + long + `","messages":[]}`, func(h *Header) bool {
+			return len(h.Model) == 254 && utf8.Valid(h.Model)
+		}},
+		{"id over 255 bytes", `{"id":"chatcmpl-` + long + `","choices":[]}`, func(h *Header) bool {
+			return len(h.ID) <= 255 && utf8.Valid(h.ID) && strings.HasPrefix(string(h.ID), "chatcmpl-")
+		}},
+		{"unknown role", `{"model":"m","messages":[{"role":"system"},{"role":"function"},{"role":"user"},{"content":"x"},7]}`, func(h *Header) bool {
+			return h.MsgCount == 5 && slices.Equal(h.Roles, []Role{RoleSystem, RoleTool, RoleUser, RoleTool, RoleTool})
+		}},
+		{"max_tokens null", `{"model":"m","messages":[],"max_tokens":null}`, func(h *Header) bool {
+			return h.Flags&FlagMaxTokens == 0
+		}},
+		{"max_tokens float", `{"model":"m","messages":[],"max_completion_tokens":100.0}`, func(h *Header) bool {
+			return h.Flags&FlagMaxTokens == 0
+		}},
+		{"max_tokens -0", `{"model":"m","messages":[],"max_tokens":-0}`, func(h *Header) bool {
+			return h.Flags&FlagMaxTokens == 0
+		}},
+		{"max_tokens wins even when null", `{"model":"m","messages":[],"max_tokens":null,"max_completion_tokens":7}`, func(h *Header) bool {
+			return h.Flags&FlagMaxTokens == 0
+		}},
+		{"max_completion_tokens", `{"model":"m","messages":[],"max_completion_tokens":7}`, func(h *Header) bool {
+			return h.Flags&FlagMaxTokens != 0 && h.MaxTokens == 7
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame, err := enc.AppendFrame(nil, []byte(tc.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h Header
+			text, err := dec.AppendFrame(nil, &h, frame)
+			if err != nil || string(text) != tc.json || h.Quirks != 0 || !tc.check(&h) {
+				t.Fatalf("%q, %v, %+v", text, err, h)
+			}
+		})
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	enc, _ := NewEncoder()
+	for _, tc := range []struct {
+		json string
+		want Schema
+	}{
+		{`{"model":"m","messages":[]}`, SchemaRequest},
+		{`{"model":"gpt-4o","input":"x"}`, SchemaEmbeddingRequest},
+		{`{"model":"m"}`, SchemaRequest},
+		{`[1,2]`, SchemaRequest},
+		{`"text"`, SchemaRequest},
+		{`{"choices":[]}`, SchemaResponse},
+		{`{"id":"chatcmpl-1"}`, SchemaResponse},
+		{`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[]}`, SchemaStream},
+		{`{"error":{"message":"bad"}}`, SchemaError},
+		{`{"object":"list","data":[],"model":"e"}`, SchemaEmbeddingResponse},
+	} {
+		frame, err := enc.AppendFrame(nil, []byte(tc.json))
+		var h Header
+		if err == nil {
+			err = ParseHeader(&h, frame)
+		}
+		if err != nil || h.Schema != tc.want {
+			t.Errorf("%s: schema %v, %v; want %v", tc.json, h.Schema, err, tc.want)
+		}
+	}
+}
+
+// corpusLines returns the lines of the corpus named by M2M_CORPUS, or
+// skips the test.
+func corpusLines(tb testing.TB) [][]byte {
+	name := os.Getenv("M2M_CORPUS")
+	if name == "" {
+		tb.Skip("M2M_CORPUS not set")
+	}
+	lines, err := readLines(name)
+	if err != nil {
+		tb.Skipf("M2M_CORPUS: %v", err)
+	}
+	return lines
+}
+
+func readLines(name string) ([][]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return splitLines(data), nil
+}
+
+func splitLines(data []byte) [][]byte {
+	var lines [][]byte
+	for line := range bytes.Lines(data) {
+		lines = append(lines, bytes.TrimSuffix(line, []byte("\n")))
+	}
+	return lines
+}
+
+// benchLines returns the corpus named by M2M_CORPUS, or else the embedded
+// sample.
+func benchLines(tb testing.TB) [][]byte {
+	if name := os.Getenv("M2M_CORPUS"); name != "" {
+		lines, err := readLines(name)
+		if err != nil {
+			tb.Fatalf("M2M_CORPUS: %v", err)
+		}
+		return lines
+	}
+	return splitLines(sample.JSONL())
+}
+
+// roundTrip holds every encoding of text to decoding back to text, and
+// re-encoding a decoded header to its original bytes.
+func roundTrip(t *testing.T, enc *Encoder, dec *Decoder, text []byte) {
+	t.Helper()
+	frame, err := enc.AppendFrame(nil, text)
+	if err != nil {
+		t.Fatalf("AppendFrame(%.80q): %v", text, err)
+	}
+	var h Header
+	got, err := dec.AppendFrame(nil, &h, frame)
+	if err != nil || !bytes.Equal(got, text) {
+		t.Fatalf("frame of %.80q decodes to %.80q, %v", text, got, err)
+	}
+	hb, err := appendHeader(nil, &h)
+	if hl := int(binary.LittleEndian.Uint16(frame[7:])); err != nil || !bytes.Equal(hb, frame[7:7+hl]) {
+		t.Fatalf("header of %.80q re-encodes to %x, want %x", text, hb, frame[7:7+hl])
+	}
+	for _, alg := range []Algorithm{M2M, Brotli} {
+		wire, err := enc.AppendWire(nil, text, alg)
+		if err != nil {
+			t.Fatalf("AppendWire(%.80q, %v): %v", text, alg, err)
+		}
+		got, a, err := dec.AppendDecode(nil, wire)
+		if err != nil || a != alg || !bytes.Equal(got, text) {
+			t.Fatalf("%v wire of %.80q decodes to %.80q, %v, %v", alg, text, got, a, err)
+		}
+	}
+	wire, alg, err := enc.AppendAuto(nil, text)
+	if err != nil {
+		t.Fatalf("AppendAuto(%.80q): %v", text, err)
+	}
+	if got, a, err := dec.AppendDecode(nil, wire); err != nil || a != alg || !bytes.Equal(got, text) {
+		t.Fatalf("auto (%v) wire of %.80q decodes to %.80q, %v, %v", alg, text, got, a, err)
+	}
+}
+
+// TestRoundTrip round-trips every line of the project's sample, of the
+// development corpus' small part when it is beside the project, and of
+// M2M_CORPUS when set.
+func TestRoundTrip(t *testing.T) {
+	enc, _ := NewEncoder()
+	dec, _ := NewDecoder()
+	for _, line := range splitLines(sample.JSONL()) {
+		roundTrip(t, enc, dec, line)
+	}
+	if lines, err := readLines("../../shared/corpus/dev-small.jsonl"); err == nil {
+		for _, line := range lines {
+			roundTrip(t, enc, dec, line)
+		}
+	}
+	if os.Getenv("M2M_CORPUS") != "" {
+		for _, line := range corpusLines(t) {
+			roundTrip(t, enc, dec, line)
+		}
+	}
+}
+
+func TestPassthrough(t *testing.T) {
+	enc, _ := NewEncoder()
+	dec, _ := NewDecoder()
+	for _, text := range []string{"", "hello", "#not-a-prefix", "{}", "# M2M|1|"} {
+		wire, err := enc.AppendWire(nil, []byte(text), None)
+		if err != nil || string(wire) != text {
+			t.Errorf("AppendWire(%q, None) = %q, %v", text, wire, err)
+		}
+		if got, alg, err := dec.AppendDecode(nil, wire); err != nil || alg != None || string(got) != text {
+			t.Errorf("decode %q = %q, %v, %v", text, got, alg, err)
+		}
+	}
+	// Text that starts like a message is never passed through.
+	for _, text := range []string{"#M2M|1|x", "#TK|C|x", "#M2M[v3.0]|DATA:", "#T1|{}", "#M2M|2|", "#M3|"} {
+		if _, err := enc.AppendWire(nil, []byte(text), None); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("AppendWire(%q, None): %v, want ErrInvalidInput", text, err)
+		}
+		wire, alg, err := enc.AppendAuto(nil, []byte(text))
+		if err != nil || alg != Brotli {
+			t.Errorf("AppendAuto(%q) = %v, %v; want Brotli", text, alg, err)
+		}
+		if got, _, err := dec.AppendDecode(nil, wire); err != nil || string(got) != text {
+			t.Errorf("round trip of %q: %q, %v", text, got, err)
+		}
+	}
+}
+
+func TestAutoSelection(t *testing.T) {
+	enc, _ := NewEncoder()
+	request := `{"model":"gpt-4o","messages":[{"role":"user","content":"` + strings.Repeat("Tell me about Go. ", 20) + `"}]}`
+	for _, tc := range []struct {
+		name, text string
+		want       Algorithm
+	}{
+		{"small", `{"model":"gpt-4o"}`, None},
+		{"LLM request", request, M2M},
+		{"large LLM request", request + strings.Repeat(" ", 2000), M2M},
+		{"repetitive non-LLM JSON", `{"log":"` + strings.Repeat("hello world ", 100) + `"}`, Brotli},
+		{"varied non-LLM JSON", `{"a":1,"b":[1,2,3],"c":"some text that does not repeat very much at all, honestly","d":{"e":false},"f":"x"}`, M2M},
+		{"repetitive text", strings.Repeat("hello world ", 100), Brotli},
+		{"incompressible text", "Zq8!xB2@kL9#mN4$pR7%tV1^wY6&zA3*cE5(gH0)jK-uO=iU+yT[oP]lM;nB:vC'xZ<aS>dF?qW/eR.tY,", None},
+	} {
+		_, alg, err := enc.AppendAuto(nil, []byte(tc.text))
+		if err != nil || alg != tc.want {
+			t.Errorf("%s: AppendAuto = %v, %v; want %v", tc.name, alg, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package codec
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// price is the cost, in cents per 1,000 tokens, of a family of models.
+type price struct {
+	prefix  string
+	in, out float32
+}
+
+// pricing is the reference's table (reference-implementation.md §2.8):
+// the first prefix of the lower-cased model name that matches wins.
+var pricing = []price{
+	{"gpt-4o-mini", 0.015, 0.06},
+	{"gpt-4o", 0.25, 1.00},
+	{"gpt-4-turbo", 1.00, 3.00},
+	{"gpt-4", 3.00, 6.00},
+	{"gpt-3.5-turbo", 0.05, 0.15},
+	{"o1-preview", 1.50, 6.00},
+	{"o1-mini", 0.30, 1.20},
+	{"o3-mini", 0.11, 0.44},
+	{"o3", 2.00, 8.00},
+	{"claude-3-opus", 1.50, 7.50},
+	{"claude-3.5-sonnet", 0.30, 1.50},
+	{"claude-3-5-sonnet", 0.30, 1.50},
+	{"claude-3-sonnet", 0.30, 1.50},
+	{"claude-3.5-haiku", 0.08, 0.40},
+	{"claude-3-5-haiku", 0.08, 0.40},
+	{"claude-3-haiku", 0.025, 0.125},
+	{"gemini-1.5-pro", 0.125, 0.50},
+	{"gemini-1.5-flash", 0.0075, 0.03},
+	{"gemini-2.0-flash", 0.01, 0.04},
+}
+
+// defaultPrice applies to every other model, including the empty name.
+var defaultPrice = price{in: 0.10, out: 0.30}
+
+// priceOf finds the price of a model by prefix, after lower-casing it as
+// Rust's str::to_lowercase does.
+func priceOf(model []byte) price {
+	for _, p := range pricing {
+		if hasLowerPrefix(model, p.prefix) {
+			return p
+		}
+	}
+	return defaultPrice
+}
+
+// hasLowerPrefix reports whether lower(s) starts with the ASCII prefix. It
+// lower-cases only as much of s as the prefix needs. Rust and Go agree on
+// single-rune lowercase mappings; the one unconditional multi-rune mapping,
+// U+0130 to "i\u0307", is applied here as Rust does.
+func hasLowerPrefix(s []byte, prefix string) bool {
+	var buf [64]byte
+	low := buf[:0]
+	for len(s) > 0 && len(low) < len(prefix) {
+		r, n := utf8.DecodeRune(s)
+		s = s[n:]
+		if r == '\u0130' {
+			low = append(low, "i\u0307"...)
+		} else {
+			low = utf8.AppendRune(low, unicode.ToLower(r))
+		}
+	}
+	return strings.HasPrefix(string(low), prefix)
+}
+
+// EstimateCost returns the reference's cost estimate in USD for a model
+// and token counts, in binary32 with each operation rounded on its own
+// (the explicit conversions stop the compiler fusing a multiply and add
+// into an FMA, which would change the last bit on some platforms).
+func EstimateCost(model []byte, prompt, completion uint32) float32 {
+	p := priceOf(model)
+	a := float32(float32(float32(prompt)/1000) * p.in)
+	b := float32(float32(float32(completion)/1000) * p.out)
+	return float32(a+b) / 100
+}
+
+// requestCost is the cost a routing header carries: a quarter of the
+// content bytes as prompt tokens, and max_tokens (else 500) completion
+// tokens, priced by the full model name.
+func requestCost(h *Header, model []byte) float32 {
+	completion := uint32(500)
+	if h.Flags&FlagMaxTokens != 0 {
+		completion = h.MaxTokens
+	}
+	return EstimateCost(model, h.ContentHint/4, completion)
+}

@@ -1,0 +1,74 @@
+// Package codec implements the wire formats of the M2M Protocol: M2M v1
+// frames, Brotli messages, passthrough and detection, and decoding of the
+// legacy Token v1 and zlib messages. It interoperates byte for byte with
+// the Rust reference (infernet-org/m2m-protocol v0.4.0), and is strict
+// where the reference is lax.
+//
+// # Formats
+//
+//   - M2M v1 (#M2M|1|): a 20-byte fixed header, a routing (request) or
+//     response header readable without decompression, payload length and
+//     CRC-32 of the JSON, and the JSON itself, Brotli-compressed (quality
+//     5, window 22) from 100 bytes on. Binary form: the prefix and the
+//     bytes. String form: the prefix and the padded standard base64 of the
+//     bytes after it, which is what the reference's engine carries.
+//   - Brotli (#M2M[v3.0]|DATA:): base64 of a Brotli stream of any text.
+//   - None: the text itself, passed through.
+//   - TokenNative (#TK|): BPE token ids; see AppendTokenNative.
+//   - Token v1 (#T1|) and zlib (#M2M[v2.0]|DATA:): decoded, never written.
+//     Token v1 is lossy by design; decoding follows the reference's last
+//     dialect and re-serialises with sorted keys, as its engine did.
+//
+// Detect reads the prefix. Text with no prefix is passthrough; text with a
+// prefix of the family that nobody can decode (#M2M|2|, the dictionary and
+// M3 codecs) is ErrInvalidCodec rather than passed through, and encoders
+// never pass through text that starts with any prefix, since a decoder
+// would not give it back.
+//
+// # Schemas
+//
+// The encoder derives the header from the JSON in one pass (see HeaderOf
+// for which schema a JSON shape gets): requests and responses exactly as
+// the reference does (reference-implementation.md §2.7-2.11), and the
+// schemas the reference only decodes (stream chunks, errors, embeddings)
+// with the header the reference's decoder expects for them.
+//
+// # Strictness
+//
+// Decoders reject, with an *Error wrapping ErrInvalidCodec, ErrMalformed,
+// ErrIntegrity or ErrLimit, and never with a panic or partial output:
+// truncated frames, a header_len that the schema's fields do not fill
+// exactly, unknown schema or security bytes, reserved bytes or flag bits
+// that are not zero, non-canonical varints and base64, invalid UTF-8, CRC
+// mismatches, bytes after a frame or after a Brotli stream, payloads that
+// are not JSON, and anything over the limits. Plain decoders refuse HMAC
+// and AEAD frames instead of ignoring their security.
+//
+// The reference's encoder writes two layouts that a strict reading of the
+// header would reject: it skips messages with unknown roles in the role
+// list, and it sets HAS_MAX_TOKENS without writing a value when max_tokens
+// is null, a float or negative. Decoders accept them, and say so in
+// Header.Quirks, when the canonical layout does not fit and one of them
+// does. Our encoder never writes them: an unknown role gets a placeholder (tool,
+// the role of the legacy "function" messages) so the role list always
+// matches msg_count, the flag is set only with a
+// value, and model and id strings are cut to 255 bytes on a UTF-8
+// boundary in the header (the payload keeps them whole). Every frame it
+// writes reads the same under the reference's lenient decoder and under
+// this package's strict one.
+//
+// # Limits
+//
+// Limits defaults to the protocol's: 16 MiB per message and per decoded
+// text, JSON nesting 32, strings of 10 MiB, arrays of 10,000 elements.
+// Decompression streams into the output and stops as soon as it passes
+// the limit, so a Brotli bomb costs a bounded amount of memory.
+//
+// # Performance
+//
+// Encoders and Decoders are reusable and not safe for concurrent use: keep
+// one per goroutine. They pool their Brotli state and scratch buffers and
+// append to the caller's dst, so steady-state work allocates nothing
+// outside Brotli itself. The JSON scan that validates the text and
+// extracts the header fields is one pass (package internal/jsonscan).
+package codec
