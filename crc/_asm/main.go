@@ -1,5 +1,5 @@
 // Command _asm generates the amd64 CRC-32/IEEE kernels, crc_amd64.s, and
-// their Go declarations, crc_amd64_stubs.go, with avo. Regenerate with
+// their Go declarations, crc_stubs_amd64.go, with avo. Regenerate with
 // `go generate` in this directory; CI fails if the committed files differ.
 //
 // The kernels fold the input with carry-less multiplication (Intel's "Fast
@@ -13,7 +13,7 @@
 // copied from elsewhere.
 package main
 
-//go:generate go run . -out ../crc_amd64.s -stubs ../crc_amd64_stubs.go -pkg crc
+//go:generate go run . -out ../crc_amd64.s -stubs ../crc_stubs_amd64.go -pkg crc
 
 import (
 	"fmt"

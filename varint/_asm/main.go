@@ -1,11 +1,11 @@
 // Command _asm generates the amd64 varint kernels, varint_amd64.s, and their
-// Go declarations, varint_amd64_stubs.go, with avo. Each kernel follows the
+// Go declarations, varint_stubs_amd64.go, with avo. Each kernel follows the
 // contract of its generic twin in varint_generic.go; the comments here say
 // how, step by step. Regenerate with `go generate` in this directory; CI
 // fails if the committed files differ from what this program writes.
 package main
 
-//go:generate go run . -out ../varint_amd64.s -stubs ../varint_amd64_stubs.go -pkg varint
+//go:generate go run . -out ../varint_amd64.s -stubs ../varint_stubs_amd64.go -pkg varint
 
 import (
 	. "github.com/mmcloughlin/avo/build"
