@@ -12,6 +12,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/internal/race"
 )
 
 // mutate returns a copy of frame changed by f.
@@ -152,7 +153,9 @@ func TestBrotliBomb(t *testing.T) {
 	// Output grows by doubling up to the limit (about 2x the limit in all)
 	// and Brotli keeps a window of up to 16 MiB: cumulative allocation
 	// stays within 4x the limit however large the bomb.
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*16<<20 {
+	// (About 53 MiB here; the race detector's instrumentation adds more,
+	// so the bound is checked only without it.)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*16<<20 && !race.Enabled {
 		t.Errorf("decoding the bomb allocated %d MiB, over 4x the 16 MiB limit", grew>>20)
 	}
 	// A smaller limit stops sooner.

@@ -5,6 +5,9 @@
 // nothing.
 package race
 
+// Enabled reports whether the race detector is on.
+const Enabled = false
+
 // ReadSlice reports a read of all of s.
 func ReadSlice[T any](s []T) {}
 

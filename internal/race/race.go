@@ -10,6 +10,9 @@ import (
 	"unsafe"
 )
 
+// Enabled reports whether the race detector is on.
+const Enabled = true
+
 // ReadSlice reports a read of all of s.
 func ReadSlice[T any](s []T) {
 	if len(s) > 0 {
