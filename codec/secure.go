@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"io"
 
 	"golang.org/x/crypto/chacha20poly1305"
@@ -39,7 +40,9 @@ const (
 type security struct {
 	mode  Security
 	key   []byte      // HMAC key, or AEAD key
-	aead  cipher.AEAD // for SecurityAEAD
+	mac   hash.Hash   // HMAC-SHA256 with key, reset per frame
+	sum   []byte      // HMAC scratch
+	aead  cipher.AEAD // for 32-byte keys
 	nonce io.Reader   // random source for AEAD nonces; tests inject one
 }
 
@@ -67,6 +70,10 @@ func WithSecurity(mode Security, key []byte) Option {
 		default:
 			return fmt.Errorf("codec: unknown security mode %#02x", uint8(mode))
 		}
+		if s.key != nil {
+			s.mac = hmac.New(sha256.New, s.key)
+			s.sum = make([]byte, 0, hmacTagLen)
+		}
 		if len(key) == aeadKeyLen {
 			var err error
 			if s.aead, err = chacha20poly1305.New(s.key); err != nil {
@@ -85,9 +92,9 @@ func (s *security) seal(dst []byte, start int) ([]byte, error) {
 	frame[len(prefixM2M)+3] = byte(s.mode)
 	switch s.mode {
 	case SecurityHMAC:
-		mac := hmac.New(sha256.New, s.key)
-		mac.Write(frame[len(prefixM2M):])
-		return mac.Sum(dst), nil
+		s.mac.Reset()
+		s.mac.Write(frame[len(prefixM2M):])
+		return s.mac.Sum(dst), nil
 	case SecurityAEAD:
 		// The plaintext is the payload section, which starts after the
 		// header; the nonce goes in front of it, so shift it 12 bytes.
@@ -133,9 +140,9 @@ func (s *security) open(frame, scratch []byte) (plain []byte, err error) {
 			return nil, errorf(ErrMalformed, "tag", off, "frame of %d bytes is too short for an HMAC tag", len(frame))
 		}
 		body, tag := frame[:len(frame)-hmacTagLen], frame[len(frame)-hmacTagLen:]
-		mac := hmac.New(sha256.New, s.key)
-		mac.Write(body[off:])
-		if !hmac.Equal(mac.Sum(scratch[:0]), tag) {
+		s.mac.Reset()
+		s.mac.Write(body[off:])
+		if s.sum = s.mac.Sum(s.sum[:0]); !hmac.Equal(s.sum, tag) {
 			return nil, errorf(ErrIntegrity, "tag", len(body), "HMAC does not verify")
 		}
 		return body, nil
