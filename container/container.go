@@ -1,0 +1,622 @@
+package container
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"sort"
+
+	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// Format constants.
+const (
+	Version    = 1
+	MaxBlock   = 64 << 20 // largest block body a reader accepts
+	headerLen  = 12
+	trailerLen = 40
+	// maxBlockHeader is a block's type and two uvarints at their longest.
+	maxBlockHeader = 1 + 2*varint.MaxLen
+)
+
+var (
+	magic    = [8]byte{0x89, 'M', '2', 'M', '\r', '\n', 0x1a, '\n'}
+	endMagic = [4]byte{'M', '2', 'M', 0x1a}
+)
+
+// HasMagic reports whether p starts like a container file.
+func HasMagic(p []byte) bool {
+	return len(p) >= len(magic) && string(p[:len(magic)]) == string(magic[:])
+}
+
+// Block types.
+const (
+	TypeRecords = 0x01
+	TypeArchive = 0x02
+	typeIndex   = 0xFF
+)
+
+// Encoding is how a record holds its line.
+type Encoding uint8
+
+// The encodings.
+const (
+	Raw         Encoding = 0 // the bytes themselves
+	M2M         Encoding = 1 // an M2M v1 frame, binary form, prefix included
+	Brotli      Encoding = 2 // a Brotli stream
+	TokenNative Encoding = 3 // a TokenNative message, binary mode
+)
+
+func (e Encoding) String() string {
+	switch e {
+	case Raw:
+		return "raw"
+	case M2M:
+		return "m2m"
+	case Brotli:
+		return "brotli"
+	case TokenNative:
+		return "tokennative"
+	}
+	return fmt.Sprintf("encoding(%d)", uint8(e))
+}
+
+// Record kind flags.
+const (
+	flagContinues = 0x40
+	flagNoNewline = 0x80
+	encodingMask  = 0x0F
+)
+
+// Record is one record: a line of the input, or a piece of one.
+type Record struct {
+	Encoding  Encoding
+	Continues bool   // a piece of a line that the next record continues
+	NoNewline bool   // not followed by a line feed in the input
+	Data      []byte // aliases the block
+}
+
+// Errors. Every error this package returns about a file wraps one of them.
+var (
+	ErrFormat    = errors.New("container: not a container file of a known version")
+	ErrCorrupt   = errors.New("container: corrupt")
+	ErrTruncated = errors.New("container: truncated")
+)
+
+// An Error says where in the file a problem is.
+type Error struct {
+	Offset int64 // byte offset of the block or field
+	Record int64 // number (from 0) of the first record concerned, or -1
+	Err    error // wraps ErrFormat, ErrCorrupt or ErrTruncated
+}
+
+func (e *Error) Error() string {
+	if e.Record >= 0 {
+		return fmt.Sprintf("%v (record %d, offset %d)", e.Err, e.Record, e.Offset)
+	}
+	return fmt.Sprintf("%v (offset %d)", e.Err, e.Offset)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func corrupt(offset, record int64, format string, args ...any) *Error {
+	return &Error{Offset: offset, Record: record, Err: fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))}
+}
+
+// BlockBuilder collects the records of one block. The zero value is an
+// empty block; reuse it with Reset.
+type BlockBuilder struct {
+	buf     []byte // maxBlockHeader bytes of room, then the body
+	records int
+	lines   int
+}
+
+// Reset empties the builder, keeping its memory.
+func (b *BlockBuilder) Reset() {
+	b.buf = append(b.buf[:0], make([]byte, maxBlockHeader)...)
+	b.records, b.lines = 0, 0
+}
+
+// Add appends a record.
+func (b *BlockBuilder) Add(r Record) {
+	if len(b.buf) < maxBlockHeader {
+		b.Reset()
+	}
+	kind := byte(r.Encoding) & encodingMask
+	if r.Continues {
+		kind |= flagContinues
+	} else {
+		b.lines++
+	}
+	if r.NoNewline {
+		kind |= flagNoNewline
+	}
+	b.buf = append(b.buf, kind)
+	b.buf = varint.AppendUvarint(b.buf, uint32(len(r.Data)))
+	b.buf = append(b.buf, r.Data...)
+	b.records++
+}
+
+// Len returns the size of the body so far.
+func (b *BlockBuilder) Len() int { return max(len(b.buf)-maxBlockHeader, 0) }
+
+// Records returns the number of records added.
+func (b *BlockBuilder) Records() int { return b.records }
+
+// Block finishes the block and returns its bytes, ready for Writer.Write.
+// It aliases the builder's memory until the next Reset or Add.
+func (b *BlockBuilder) Block() []byte {
+	if len(b.buf) < maxBlockHeader {
+		b.Reset()
+	}
+	return finishBlock(b.buf, TypeRecords, b.records)
+}
+
+// finishBlock writes the header of the block whose body starts at
+// buf[maxBlockHeader:] right before the body, appends the CRC, and returns
+// the block.
+func finishBlock(buf []byte, typ byte, records int) []byte {
+	body := len(buf) - maxBlockHeader
+	var h [maxBlockHeader]byte
+	hb := append(h[:0], typ)
+	hb = varint.AppendUvarint(hb, uint32(records))
+	hb = varint.AppendUvarint(hb, uint32(body))
+	start := maxBlockHeader - len(hb)
+	copy(buf[start:], hb)
+	block := buf[start:]
+	return binary.LittleEndian.AppendUint32(block, crc.Checksum(block))
+}
+
+// ParseRecords calls f with each record of a records block's body, in
+// order. The records alias body.
+func ParseRecords(body []byte, f func(Record) error) error {
+	for off := 0; off < len(body); {
+		kind := body[off]
+		n, k, err := varint.Uvarint(body[off+1:])
+		if err != nil || kind&^(encodingMask|flagContinues|flagNoNewline) != 0 || Encoding(kind&encodingMask) > TokenNative {
+			return fmt.Errorf("bad record header at body offset %d", off)
+		}
+		start := off + 1 + k
+		if int64(n) > int64(len(body)-start) {
+			return fmt.Errorf("record at body offset %d runs past its block", off)
+		}
+		rec := Record{
+			Encoding: Encoding(kind & encodingMask), Continues: kind&flagContinues != 0,
+			NoNewline: kind&flagNoNewline != 0, Data: body[start : start+int(n) : start+int(n)],
+		}
+		if rec.Continues && !rec.NoNewline {
+			return fmt.Errorf("record at body offset %d continues but is followed by a newline", off)
+		}
+		if err := f(rec); err != nil {
+			return err
+		}
+		off = start + int(n)
+	}
+	return nil
+}
+
+// indexEntry is one block in the index.
+type indexEntry struct {
+	Offset  int64 // of the block in the file
+	First   int64 // number of its first record
+	Records int64
+	Lines   int64
+	Bytes   int64 // of original input
+}
+
+// Counts describe what a block holds.
+type Counts struct {
+	Records int   // records in the block
+	Lines   int   // records that end a line
+	Bytes   int64 // bytes of original input, line feeds included
+}
+
+// Writer writes a container file: a header on creation, blocks, and the
+// index and trailer on Close. It checksums everything it writes.
+type Writer struct {
+	w       io.Writer
+	crc     uint32
+	offset  int64
+	records int64
+	lines   int64
+	bytes   int64
+	index   []indexEntry
+	err     error
+}
+
+// NewWriter writes the header to w and returns a Writer.
+func NewWriter(w io.Writer) (*Writer, error) {
+	cw := &Writer{w: w}
+	h := append(magic[:], Version, 0, 0, 0)
+	cw.write(h)
+	return cw, cw.err
+}
+
+func (w *Writer) write(p []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(p)
+	w.crc = crc32.Update(w.crc, crc32.IEEETable, p[:n])
+	w.offset += int64(n)
+	w.err = err
+}
+
+// Write writes a block made by BlockBuilder.Block (or an archive block)
+// with what it holds.
+func (w *Writer) Write(block []byte, c Counts) error {
+	w.index = append(w.index, indexEntry{Offset: w.offset, First: w.records, Records: int64(c.Records), Lines: int64(c.Lines), Bytes: c.Bytes})
+	w.write(block)
+	w.records += int64(c.Records)
+	w.lines += int64(c.Lines)
+	w.bytes += c.Bytes
+	return w.err
+}
+
+// Records returns the number of records written.
+func (w *Writer) Records() int64 { return w.records }
+
+// Close writes the index and the trailer. It does not close the underlying
+// writer.
+func (w *Writer) Close() error {
+	body := make([]byte, maxBlockHeader, maxBlockHeader+8*len(w.index))
+	body = binary.AppendUvarint(body, uint64(len(w.index)))
+	var prev int64
+	for _, e := range w.index {
+		body = binary.AppendUvarint(body, uint64(e.Offset-prev))
+		body = binary.AppendUvarint(body, uint64(e.Records))
+		body = binary.AppendUvarint(body, uint64(e.Lines))
+		body = binary.AppendUvarint(body, uint64(e.Bytes))
+		prev = e.Offset
+	}
+	indexAt := w.offset
+	w.write(finishBlock(body, typeIndex, 0))
+	t := binary.LittleEndian.AppendUint64(nil, uint64(indexAt))
+	t = binary.LittleEndian.AppendUint64(t, uint64(w.records))
+	t = binary.LittleEndian.AppendUint64(t, uint64(w.lines))
+	t = binary.LittleEndian.AppendUint64(t, uint64(w.bytes))
+	t = binary.LittleEndian.AppendUint32(t, w.crc)
+	w.write(append(t, endMagic[:]...))
+	return w.err
+}
+
+// Block is one block read from a file.
+type Block struct {
+	Type    byte
+	Offset  int64 // in the file
+	First   int64 // number of its first record
+	Records int
+	Lines   int // records that end a line
+	Body    []byte
+}
+
+// Each calls f with each record of a records block.
+func (b *Block) Each(f func(Record) error) error {
+	err := ParseRecords(b.Body, f)
+	var e *Error
+	if err != nil && !errors.As(err, &e) {
+		return corrupt(b.Offset, b.First, "%v", err)
+	}
+	return err
+}
+
+// Reader reads a container file as a stream, checking every block's CRC,
+// and at the end the index, the counts and the whole file's CRC.
+type Reader struct {
+	// Lines and Bytes are the totals of the file, known once Next has
+	// returned io.EOF.
+	Lines, Bytes int64
+
+	r       *bufio.Reader
+	crc     uint32
+	offset  int64
+	records int64
+	index   []indexEntry
+	body    []byte
+	done    bool
+}
+
+// NewReader reads and checks the header.
+func NewReader(r io.Reader) (*Reader, error) {
+	cr := &Reader{r: bufio.NewReaderSize(r, 1<<16)}
+	var h [headerLen]byte
+	if _, err := io.ReadFull(cr.r, h[:]); err != nil {
+		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
+	}
+	if !HasMagic(h[:]) || h[8] != Version || h[9] != 0 || h[10] != 0 || h[11] != 0 {
+		return nil, &Error{Offset: 0, Record: -1, Err: ErrFormat}
+	}
+	cr.consume(h[:])
+	return cr, nil
+}
+
+func (r *Reader) consume(p []byte) {
+	r.crc = crc32.Update(r.crc, crc32.IEEETable, p)
+	r.offset += int64(len(p))
+}
+
+// read fills p from the stream, reporting a clean end as truncation.
+func (r *Reader) read(p []byte, what string) error {
+	if _, err := io.ReadFull(r.r, p); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return &Error{Offset: r.offset, Record: r.records, Err: fmt.Errorf("%w: file ends inside %s", ErrTruncated, what)}
+		}
+		return err
+	}
+	return nil
+}
+
+// Next returns the next data block, whose Body is valid until the next
+// call. After the last block it checks the index and trailer and returns
+// io.EOF; a file cut short is ErrTruncated, a bad checksum ErrCorrupt.
+func (r *Reader) Next() (*Block, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	start := r.offset
+	var hdr [maxBlockHeader]byte
+	if err := r.read(hdr[:1], "a block header"); err != nil {
+		return nil, err
+	}
+	n := 1
+	readUvarint := func() (uint32, error) {
+		for i := 0; i < varint.MaxLen; i++ {
+			if err := r.read(hdr[n:n+1], "a block header"); err != nil {
+				return 0, err
+			}
+			n++
+			if hdr[n-1] < 0x80 {
+				x, _, err := varint.Uvarint(hdr[n-1-i : n])
+				if err != nil {
+					return 0, corrupt(start, r.records, "block header: %v", err)
+				}
+				return x, nil
+			}
+		}
+		return 0, corrupt(start, r.records, "block header: %v", varint.ErrOverflow)
+	}
+	records, err := readUvarint()
+	if err != nil {
+		return nil, err
+	}
+	bodyLen, err := readUvarint()
+	if err != nil {
+		return nil, err
+	}
+	typ := hdr[0]
+	if typ != TypeRecords && typ != TypeArchive && typ != typeIndex {
+		return nil, corrupt(start, r.records, "unknown block type %#02x", typ)
+	}
+	if bodyLen > MaxBlock {
+		return nil, corrupt(start, r.records, "block body of %d bytes exceeds %d", bodyLen, MaxBlock)
+	}
+	if cap(r.body) < int(bodyLen)+4 {
+		r.body = make([]byte, int(bodyLen)+4)
+	}
+	buf := r.body[:int(bodyLen)+4]
+	if err := r.read(buf, "a block"); err != nil {
+		return nil, err
+	}
+	body := buf[:bodyLen]
+	sum := crc.Update(crc.Checksum(hdr[:n]), body)
+	if got := binary.LittleEndian.Uint32(buf[bodyLen:]); got != sum {
+		return nil, corrupt(start, r.records, "block checksum %08x, expected %08x", got, sum)
+	}
+	r.consume(hdr[:n])
+	r.consume(buf)
+
+	if typ == typeIndex {
+		if err := r.finish(start, body); err != nil {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	b := &Block{Type: typ, Offset: start, First: r.records, Records: int(records), Body: body}
+	if typ == TypeRecords {
+		count := 0
+		err := ParseRecords(body, func(rec Record) error {
+			count++
+			if !rec.Continues {
+				b.Lines++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, corrupt(start, r.records, "%v", err)
+		}
+		if count != b.Records {
+			return nil, corrupt(start, r.records, "block holds %d records, header says %d", count, b.Records)
+		}
+	} else {
+		b.Lines = -1 // an archive block's reader counts its lines
+	}
+	r.index = append(r.index, indexEntry{Offset: start, First: r.records, Records: int64(records), Lines: int64(b.Lines)})
+	r.records += int64(records)
+	return b, nil
+}
+
+// finish checks the index against the blocks read, and the trailer.
+func (r *Reader) finish(indexAt int64, body []byte) error {
+	entries, err := parseIndex(body)
+	if err != nil {
+		return corrupt(indexAt, -1, "index: %v", err)
+	}
+	if len(entries) != len(r.index) {
+		return corrupt(indexAt, -1, "index lists %d blocks, file has %d", len(entries), len(r.index))
+	}
+	var lines, bytes int64
+	for i, e := range entries {
+		got := r.index[i]
+		if e.Offset != got.Offset || e.Records != got.Records || got.Lines >= 0 && e.Lines != got.Lines {
+			return corrupt(indexAt, -1, "index entry %d does not match the block at offset %d", i, got.Offset)
+		}
+		lines += e.Lines
+		bytes += e.Bytes
+	}
+	fileCRC := r.crc
+	var t [trailerLen]byte
+	if err := r.read(t[:], "the trailer"); err != nil {
+		return err
+	}
+	if string(t[36:]) != string(endMagic[:]) {
+		return corrupt(r.offset, -1, "bad trailer")
+	}
+	if int64(binary.LittleEndian.Uint64(t[0:])) != indexAt ||
+		int64(binary.LittleEndian.Uint64(t[8:])) != r.records ||
+		int64(binary.LittleEndian.Uint64(t[16:])) != lines ||
+		int64(binary.LittleEndian.Uint64(t[24:])) != bytes {
+		return corrupt(r.offset, -1, "trailer disagrees with the blocks (%d records read)", r.records)
+	}
+	r.Lines, r.Bytes = lines, bytes
+	if got := binary.LittleEndian.Uint32(t[32:]); got != fileCRC {
+		return corrupt(r.offset, -1, "file checksum %08x, expected %08x", got, fileCRC)
+	}
+	if _, err := r.r.ReadByte(); err != io.EOF {
+		return corrupt(r.offset+trailerLen, -1, "bytes after the trailer")
+	}
+	r.done = true
+	return nil
+}
+
+func parseIndex(body []byte) ([]indexEntry, error) {
+	n, k := binary.Uvarint(body)
+	if k <= 0 || n > uint64(len(body)) {
+		return nil, errors.New("bad block count")
+	}
+	body = body[k:]
+	entries := make([]indexEntry, 0, n)
+	var off, first int64
+	for range n {
+		var v [4]uint64
+		for j := range v {
+			x, k := binary.Uvarint(body)
+			if k <= 0 {
+				return nil, errors.New("truncated entry")
+			}
+			v[j], body = x, body[k:]
+		}
+		off += int64(v[0])
+		entries = append(entries, indexEntry{Offset: off, First: first, Records: int64(v[1]), Lines: int64(v[2]), Bytes: int64(v[3])})
+		first += int64(v[1])
+	}
+	if len(body) != 0 {
+		return nil, errors.New("bytes after the last entry")
+	}
+	return entries, nil
+}
+
+// Index is the table of contents of a file opened for random access.
+type Index struct {
+	ra      io.ReaderAt
+	entries []indexEntry
+	Records int64 // in the file
+	Lines   int64
+	Bytes   int64 // of the original input
+}
+
+// OpenIndex reads the trailer and index of a file of the given size.
+func OpenIndex(ra io.ReaderAt, size int64) (*Index, error) {
+	if size < headerLen+trailerLen {
+		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
+	}
+	var h [headerLen]byte
+	if _, err := ra.ReadAt(h[:], 0); err != nil || !HasMagic(h[:]) || h[8] != Version {
+		return nil, &Error{Offset: 0, Record: -1, Err: ErrFormat}
+	}
+	var t [trailerLen]byte
+	if _, err := ra.ReadAt(t[:], size-trailerLen); err != nil {
+		return nil, err
+	}
+	if string(t[36:]) != string(endMagic[:]) {
+		return nil, &Error{Offset: size - trailerLen, Record: -1, Err: fmt.Errorf("%w: no trailer", ErrTruncated)}
+	}
+	indexAt := int64(binary.LittleEndian.Uint64(t[0:]))
+	if indexAt < headerLen || indexAt >= size-trailerLen {
+		return nil, corrupt(size-trailerLen, -1, "index offset %d outside the file", indexAt)
+	}
+	blk, err := readBlockAt(ra, indexAt, size-trailerLen-indexAt)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := parseIndex(blk.Body)
+	if err != nil {
+		return nil, corrupt(indexAt, -1, "index: %v", err)
+	}
+	ix := &Index{ra: ra, entries: entries, Records: int64(binary.LittleEndian.Uint64(t[8:])),
+		Lines: int64(binary.LittleEndian.Uint64(t[16:])), Bytes: int64(binary.LittleEndian.Uint64(t[24:]))}
+	var recs int64
+	for _, e := range entries {
+		if e.Offset < headerLen || e.Offset >= indexAt {
+			return nil, corrupt(indexAt, -1, "index entry at offset %d outside the data", e.Offset)
+		}
+		recs += e.Records
+	}
+	if recs != ix.Records {
+		return nil, corrupt(indexAt, -1, "index counts %d records, trailer %d", recs, ix.Records)
+	}
+	return ix, nil
+}
+
+// Blocks returns the number of data blocks.
+func (ix *Index) Blocks() int { return len(ix.entries) }
+
+// Block reads data block i.
+func (ix *Index) Block(i int) (*Block, error) {
+	e := ix.entries[i]
+	end := int64(-1)
+	if i+1 < len(ix.entries) {
+		end = ix.entries[i+1].Offset
+	}
+	limit := int64(MaxBlock + maxBlockHeader + 4)
+	if end >= 0 {
+		limit = end - e.Offset
+	}
+	b, err := readBlockAt(ix.ra, e.Offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	b.First = e.First
+	b.Lines = int(e.Lines)
+	return b, nil
+}
+
+// Find returns the block holding record n (from 0).
+func (ix *Index) Find(n int64) (int, error) {
+	if n < 0 || n >= ix.Records {
+		return 0, fmt.Errorf("container: record %d out of range (the file has %d)", n, ix.Records)
+	}
+	i := sort.Search(len(ix.entries), func(i int) bool { return ix.entries[i].First+ix.entries[i].Records > n })
+	return i, nil
+}
+
+// readBlockAt reads and checks the block at off, which takes at most limit
+// bytes.
+func readBlockAt(ra io.ReaderAt, off, limit int64) (*Block, error) {
+	var hdr [maxBlockHeader]byte
+	n, err := ra.ReadAt(hdr[:min(int64(len(hdr)), limit)], off)
+	if n == 0 {
+		return nil, &Error{Offset: off, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+	}
+	records, k1, err1 := varint.Uvarint(hdr[1:n])
+	bodyLen, k2, err2 := varint.Uvarint(hdr[1+k1 : n])
+	if err1 != nil || err2 != nil {
+		return nil, corrupt(off, -1, "bad block header")
+	}
+	hl := 1 + k1 + k2
+	if bodyLen > MaxBlock || int64(hl)+int64(bodyLen)+4 > limit {
+		return nil, corrupt(off, -1, "block of %d bytes does not fit", bodyLen)
+	}
+	buf := make([]byte, hl+int(bodyLen)+4)
+	if _, err := ra.ReadAt(buf, off); err != nil {
+		return nil, &Error{Offset: off, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+	}
+	body := buf[hl : hl+int(bodyLen)]
+	if got, want := binary.LittleEndian.Uint32(buf[hl+int(bodyLen):]), crc.Checksum(buf[:hl+int(bodyLen)]); got != want {
+		return nil, corrupt(off, -1, "block checksum %08x, expected %08x", got, want)
+	}
+	return &Block{Type: buf[0], Offset: off, Records: int(records), Body: body}, nil
+}
