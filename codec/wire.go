@@ -204,3 +204,38 @@ func decodeBase64(dst, wire []byte, at int) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// AppendBrotli appends the binary form of the Brotli message of text: the
+// Brotli stream itself, without the prefix and base64, for binary-safe
+// containers. Text must be valid UTF-8, as in every message.
+func (e *Encoder) AppendBrotli(dst, text []byte) ([]byte, error) {
+	if !utf8.Valid(text) {
+		return dst, errorf(ErrInvalidInput, "text", -1, "not valid UTF-8")
+	}
+	if len(text) > e.opts.limits.MaxDecompressed {
+		return dst, errorf(ErrLimit, "text", -1, "%d bytes exceed the %d-byte limit", len(text), e.opts.limits.MaxDecompressed)
+	}
+	return e.c.appendCompressed(dst, text), nil
+}
+
+// AppendBrotli decodes the binary form of a Brotli message (see
+// Encoder.AppendBrotli) and appends its text to dst, which it leaves as it
+// was on error.
+func (d *Decoder) AppendBrotli(dst, stream []byte) ([]byte, error) {
+	return d.appendText(dst, 0, func(dst []byte) ([]byte, error) {
+		return d.d.appendDecompressed(dst, stream, d.opts.limits.MaxDecompressed)
+	})
+}
+
+// FrameOfString decodes the base64 of an M2M v1 message in string form and
+// appends the binary frame, prefix included, to dst, without decoding the
+// payload: for reading headers (see ParseHeader).
+func (d *Decoder) FrameOfString(dst, wire []byte) ([]byte, error) {
+	if !bytes.HasPrefix(wire, []byte(prefixM2M)) {
+		return dst, errorf(ErrInvalidCodec, "prefix", 0, "not an M2M v1 message")
+	}
+	if len(wire) > d.opts.limits.MaxMessage {
+		return dst, errorf(ErrLimit, "message", -1, "%d bytes exceed the %d-byte message limit", len(wire), d.opts.limits.MaxMessage)
+	}
+	return decodeBase64(append(dst, prefixM2M...), wire, len(prefixM2M))
+}

@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
+)
+
+// decompressor is one worker's state.
+type decompressor struct {
+	dec *codec.Decoder
+	st  *Stats
+}
+
+// blockJob is a container block on its way to a worker.
+type blockJob struct {
+	body  []byte
+	first int64 // number of its first record
+}
+
+// Decompress reads a compressed corpus from r, a container file or a file
+// of wire strings, one per line, from any M2M implementation, and writes
+// the original lines to w. Every record is verified as it is decoded; the
+// first bad one stops the run with an error naming its record or line.
+func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stats) error {
+	if st == nil {
+		st = new(Stats)
+	}
+	in := bufio.NewReaderSize(r, 1<<16)
+	head, _ := in.Peek(8)
+	n := o.workers()
+	pool := &workerPool[decompressor]{state: make([]*decompressor, n), make: func() (*decompressor, error) {
+		dec, err := codec.NewDecoder(o.codecOptions()...)
+		return &decompressor{dec: dec, st: st}, err
+	}}
+	out := countingWriter{w, st}
+	consume := func(p []byte) error {
+		_, err := out.Write(p)
+		return err
+	}
+	if !container.HasMagic(head) {
+		return ordered(ctx, n, 2*n,
+			func(ctx context.Context, emit func(*batch) error) error {
+				// A wire line longer than a message is an error; the reader
+				// marks it by cutting it.
+				return readBatches(ctx, in, o.batch(), codec.DefaultLimits.MaxMessage, st, emit)
+			},
+			func(i int, b *batch) ([]byte, error) {
+				d, err := pool.get(i)
+				if err != nil {
+					return nil, err
+				}
+				return d.lines(b)
+			}, consume)
+	}
+	return ordered(ctx, n, 2*n,
+		func(ctx context.Context, emit func(blockJob) error) error {
+			cr, err := container.NewReader(in)
+			if err != nil {
+				return err
+			}
+			for {
+				b, err := cr.Next()
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				if b.Type != container.TypeRecords {
+					return fmt.Errorf("block at offset %d: archive blocks need archive mode support, not in this build", b.Offset)
+				}
+				st.BytesIn.Add(int64(len(b.Body)))
+				if err := emit(blockJob{body: append([]byte(nil), b.Body...), first: b.First}); err != nil {
+					return err
+				}
+			}
+		},
+		func(i int, j blockJob) ([]byte, error) {
+			d, err := pool.get(i)
+			if err != nil {
+				return nil, err
+			}
+			return d.block(j)
+		}, consume)
+}
+
+// Test decodes a compressed corpus as Decompress does, and checks every
+// record, without writing anything.
+func Test(ctx context.Context, r io.Reader, o Options, st *Stats) error {
+	return Decompress(ctx, r, io.Discard, o, st)
+}
+
+// block decodes the records of a container block into lines.
+func (d *decompressor) block(j blockJob) ([]byte, error) {
+	var out []byte
+	n := j.first
+	err := container.ParseRecords(j.body, func(rec container.Record) error {
+		var err error
+		switch rec.Encoding {
+		case container.Raw:
+			out = append(out, rec.Data...)
+		case container.M2M:
+			out, err = d.dec.AppendFrame(out, nil, rec.Data)
+		case container.Brotli:
+			out, err = d.dec.AppendBrotli(out, rec.Data)
+		default:
+			err = fmt.Errorf("%v records need a tokenizer, not available in this build", rec.Encoding)
+		}
+		if err != nil {
+			return fmt.Errorf("record %d: %w", n, err)
+		}
+		d.st.count(rec.Encoding)
+		if !rec.NoNewline {
+			out = append(out, '\n')
+		}
+		if !rec.Continues {
+			d.st.Lines.Add(1)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.st.Records.Add(n - j.first)
+	return out, nil
+}
+
+// lines decodes wire strings, one per line.
+func (d *decompressor) lines(b *batch) ([]byte, error) {
+	var out []byte
+	for i, l := range b.lines {
+		n := b.first + int64(i) + 1
+		if l.continues {
+			return nil, fmt.Errorf("line %d: longer than a message may be", n)
+		}
+		var alg codec.Algorithm
+		var err error
+		if out, alg, err = d.dec.AppendDecode(out, b.buf[l.start:l.end]); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		switch alg {
+		case codec.M2M:
+			d.st.count(container.M2M)
+		case codec.Brotli:
+			d.st.count(container.Brotli)
+		case codec.TokenNative:
+			d.st.count(container.TokenNative)
+		default:
+			d.st.count(container.Raw)
+		}
+		if !l.noNewline {
+			out = append(out, '\n')
+		}
+	}
+	d.st.Records.Add(int64(len(b.lines)))
+	return out, nil
+}

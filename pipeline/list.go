@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
+)
+
+// Listing is what List finds in a compressed corpus, from the records'
+// headers alone: no payload is decompressed.
+type Listing struct {
+	Format     Format
+	Records    int64
+	Lines      int64
+	Bytes      int64 // of the original input, when the file says (containers)
+	Compressed int64 // bytes of the file
+	Encodings  [4]int64
+	Schemas    map[string]int64 // M2M v1 records by schema
+	Models     map[string]int64 // M2M v1 records by model
+	Secured    map[string]int64 // M2M v1 records by security mode
+}
+
+// ModelsByCount returns the models, most records first.
+func (l *Listing) ModelsByCount() []string {
+	names := slices.Collect(maps.Keys(l.Models))
+	slices.SortFunc(names, func(a, b string) int {
+		if l.Models[a] != l.Models[b] {
+			return int(l.Models[b] - l.Models[a])
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	return names
+}
+
+func (l *Listing) add(enc container.Encoding, frame []byte, h *codec.Header) {
+	l.Records++
+	l.Encodings[enc]++
+	if enc != container.M2M || codec.ParseHeader(h, frame) != nil {
+		return
+	}
+	l.Schemas[h.Schema.String()]++
+	l.Models[string(h.Model)]++
+	l.Secured[h.Security.String()]++
+}
+
+// List reads a compressed corpus and counts its records by encoding, and
+// its M2M v1 records by schema, model and security, from headers alone.
+// It checks the container's structure and checksums as it reads, but not
+// the payloads (that is Test's job).
+func List(ctx context.Context, r io.Reader) (*Listing, error) {
+	l := &Listing{Schemas: map[string]int64{}, Models: map[string]int64{}, Secured: map[string]int64{}}
+	in := bufio.NewReaderSize(r, 1<<16)
+	head, _ := in.Peek(8)
+	var h codec.Header
+	if !container.HasMagic(head) {
+		l.Format = FormatLines
+		dec, _ := codec.NewDecoder()
+		var st Stats
+		var frame []byte
+		err := readBatches(ctx, countingReader{in, &l.Compressed}, 1<<20, codec.DefaultLimits.MaxMessage, &st, func(b *batch) error {
+			for _, ln := range b.lines {
+				wire := b.buf[ln.start:ln.end]
+				alg, err := codec.Detect(wire)
+				switch {
+				case err != nil:
+					l.add(container.Raw, nil, &h)
+				case alg == codec.M2M:
+					// The string form is base64: decode it, but not the payload.
+					frame, err = dec.FrameOfString(frame[:0], wire)
+					if err != nil {
+						l.add(container.Raw, nil, &h)
+						continue
+					}
+					l.add(container.M2M, frame, &h)
+				case alg == codec.Brotli:
+					l.add(container.Brotli, nil, &h)
+				case alg == codec.TokenNative:
+					l.add(container.TokenNative, nil, &h)
+				default:
+					l.add(container.Raw, nil, &h)
+				}
+			}
+			return nil
+		})
+		l.Lines = st.Lines.Load()
+		return l, err
+	}
+	cr, err := container.NewReader(countingReader{in, &l.Compressed})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := cr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = b.Each(func(rec container.Record) error {
+			l.add(rec.Encoding, rec.Data, &h)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	l.Lines, l.Bytes = cr.Lines, cr.Bytes
+	return l, nil
+}
+
+// countingReader counts the bytes it passes on.
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,147 @@
+// Package pipeline compresses, decompresses, tests and lists corpora of
+// JSONL records in parallel: a reader splits the input into batches of
+// whole lines, a pool of workers, each with its own encoder or decoder,
+// turns every batch into a block of records, and a writer puts the blocks
+// out in input order. Queues between the stages are bounded, so memory
+// does not grow with the input; a context cancels everything.
+//
+// Nothing the input holds is lost. Each line becomes one record: an M2M
+// v1 frame if it is JSON the codec accepts, else the raw line, counted by
+// why (blank, not UTF-8, not JSON, over a limit). Line feeds, carriage
+// returns before them, a last line without one, and lines longer than a
+// message may be (kept as raw pieces) all come back byte for byte.
+//
+// Output is a container file (package container), or, with FormatLines,
+// one wire string per line: the string forms the reference's decoder
+// reads, for text channels. Decompress reads both, and lines files written
+// by any M2M implementation.
+package pipeline
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
+)
+
+// Algorithm is how records are encoded.
+type Algorithm int
+
+// The algorithms.
+const (
+	// Auto: an M2M v1 frame for JSON, the raw line for anything else; in
+	// FormatLines, codec's auto-selection.
+	Auto Algorithm = iota
+	// M2M: an M2M v1 frame for JSON, the raw line for anything else (a
+	// line format cannot carry raw lines: there they pass through).
+	M2M
+	// Brotli: a Brotli message for every line of valid UTF-8.
+	Brotli
+	// TokenNative: BPE token ids (needs a tokenizer).
+	TokenNative
+)
+
+func (a Algorithm) String() string {
+	return [...]string{"auto", "m2m", "brotli", "tokennative"}[a]
+}
+
+// ParseAlgorithm parses a name as String writes it.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for a := Auto; a <= TokenNative; a++ {
+		if a.String() == s {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("pipeline: unknown algorithm %q (auto, m2m, brotli, tokennative)", s)
+}
+
+// Format is the layout of compressed output.
+type Format int
+
+// The formats.
+const (
+	FormatContainer Format = iota // a container file
+	FormatLines                   // one wire string per line
+)
+
+func (f Format) String() string { return [...]string{"container", "lines"}[f] }
+
+// ParseFormat parses a name as String writes it.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "container":
+		return FormatContainer, nil
+	case "lines":
+		return FormatLines, nil
+	}
+	return 0, fmt.Errorf("pipeline: unknown format %q (container, lines)", s)
+}
+
+// Options configure a run. The zero value compresses with every CPU, the
+// auto algorithm, Brotli quality 5 and the protocol's limits, into a
+// container.
+type Options struct {
+	Workers   int       // 0: GOMAXPROCS
+	Algorithm Algorithm // for compression
+	Format    Format    // for compression
+	Quality   int       // Brotli quality, 0-11; 0 means the default, 5 (use codec.WithQuality(0) for 0)
+	Verify    bool      // decode every record after encoding it and compare
+	Codec     []codec.Option
+	Batch     int // bytes of input per batch; default 1 MiB
+
+	lineLimit int // tests: the longest line kept in one record
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (o Options) batch() int {
+	if o.Batch > 0 {
+		return o.Batch
+	}
+	return 1 << 20
+}
+
+func (o Options) codecOptions() []codec.Option {
+	opts := append([]codec.Option(nil), o.Codec...)
+	if o.Quality > 0 {
+		opts = append(opts, codec.WithQuality(o.Quality))
+	}
+	return opts
+}
+
+// maxLine is the longest line kept in one record: the protocol's message
+// limit. Longer lines are stored raw, in pieces.
+func (o Options) maxLine() int {
+	if o.lineLimit > 0 {
+		return o.lineLimit
+	}
+	return codec.DefaultLimits.MaxMessage
+}
+
+// Stats count what a run did. The fields are updated as the run goes and
+// can be read at any time from other goroutines.
+type Stats struct {
+	Lines    atomic.Int64 // lines read or written (a last line without line feed included)
+	Records  atomic.Int64 // records made or read
+	BytesIn  atomic.Int64 // bytes read
+	BytesOut atomic.Int64 // bytes written
+
+	// Records by encoding (container.Raw ... container.TokenNative).
+	Encodings [4]atomic.Int64
+
+	// Why lines were stored raw.
+	Blank       atomic.Int64 // empty lines
+	NotUTF8     atomic.Int64 // not valid UTF-8
+	NotJSON     atomic.Int64 // not JSON the codec accepts
+	OverLimit   atomic.Int64 // over a size or JSON limit (stored raw, in pieces if too long for one record)
+	Passthrough atomic.Int64 // in FormatLines: lines passed through as text
+}
+
+func (s *Stats) count(e container.Encoding) { s.Encodings[e].Add(1) }

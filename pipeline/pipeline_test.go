@@ -1,0 +1,223 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// nasty are inputs that must come back byte for byte.
+var nasty = map[string]string{
+	"empty":             "",
+	"one newline":       "\n",
+	"blank lines":       "\n\n{\"a\":1}\n\n\n",
+	"crlf":              "{\"model\":\"m\",\"messages\":[]}\r\n{\"b\":2}\r\n\r\n",
+	"no final newline":  "{\"a\":1}\n{\"model\":\"x\"}",
+	"not json":          "hello\n{\"a\":\n[1,2\nnull\n\"string\"\n",
+	"invalid utf-8":     "{\"a\":\"\xff\xfe\"}\n\xc3\x28\n",
+	"prefix lookalikes": "#M2M|1|abc\n#TK|C|AAAA\n#M2M[v3.0]|DATA:\n#T1|{}\n",
+	"nul bytes":         "\x00\x00\n{\"a\":\"\\u0000\"}\n",
+	"deep json":         strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n",
+	"only cr":           "\r",
+	"long line":         "{\"pad\":\"" + strings.Repeat("x", 5000) + "\"}\n" + strings.Repeat("y", 12000) + "\n",
+	"long last line":    strings.Repeat("z", 9000),
+	"line of the limit": strings.Repeat("q", 4096) + "\n" + strings.Repeat("r", 4097) + "\n",
+}
+
+// roundTrip compresses and decompresses in with o, returning the output.
+func roundTrip(t *testing.T, in []byte, o Options) []byte {
+	t.Helper()
+	var packed, back bytes.Buffer
+	if err := Compress(context.Background(), bytes.NewReader(in), &packed, o, nil); err != nil {
+		t.Fatalf("Compress: %v", err)
+	}
+	if err := Test(context.Background(), bytes.NewReader(packed.Bytes()), o, nil); err != nil {
+		t.Fatalf("Test: %v", err)
+	}
+	if err := Decompress(context.Background(), bytes.NewReader(packed.Bytes()), &back, o, nil); err != nil {
+		t.Fatalf("Decompress: %v", err)
+	}
+	if !bytes.Equal(back.Bytes(), in) {
+		t.Fatalf("round trip of %d bytes gave %d different bytes", len(in), back.Len())
+	}
+	return packed.Bytes()
+}
+
+func TestRoundTripNasty(t *testing.T) {
+	for name, in := range nasty {
+		for _, alg := range []Algorithm{Auto, M2M, Brotli} {
+			t.Run(fmt.Sprintf("%s/%v", name, alg), func(t *testing.T) {
+				roundTrip(t, []byte(in), Options{Algorithm: alg, Verify: true, lineLimit: 4096, Batch: 64})
+			})
+		}
+	}
+}
+
+// TestRoundTripLines: the line format carries everything that is UTF-8
+// and not over the limit.
+func TestRoundTripLines(t *testing.T) {
+	for name, in := range nasty {
+		if name == "invalid utf-8" || strings.HasPrefix(name, "long") || name == "line of the limit" {
+			continue
+		}
+		for _, alg := range []Algorithm{Auto, M2M, Brotli} {
+			t.Run(fmt.Sprintf("%s/%v", name, alg), func(t *testing.T) {
+				roundTrip(t, []byte(in), Options{Algorithm: alg, Format: FormatLines, Verify: true})
+			})
+		}
+	}
+	// What it cannot carry, it refuses, naming the line.
+	for _, in := range []string{"ok\n\xff\n", "ok\n" + strings.Repeat("x", 5000) + "\n"} {
+		err := Compress(context.Background(), strings.NewReader(in), new(bytes.Buffer), Options{Format: FormatLines, lineLimit: 4096}, nil)
+		if err == nil || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("line format of %.20q: %v, want an error about line 2", in, err)
+		}
+	}
+}
+
+func TestRoundTripSample(t *testing.T) {
+	in := sample.JSONL()
+	var st Stats
+	var packed bytes.Buffer
+	if err := Compress(context.Background(), bytes.NewReader(in), &packed, Options{}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Lines.Load() != 450 || st.Encodings[container.M2M].Load() != 450 || st.BytesIn.Load() != int64(len(in)) {
+		t.Errorf("stats: %d lines, %d frames, %d bytes in", st.Lines.Load(), st.Encodings[container.M2M].Load(), st.BytesIn.Load())
+	}
+	// Every worker count gives the same bytes.
+	for _, w := range []int{1, 2, 3, 8} {
+		got := roundTrip(t, in, Options{Workers: w, Batch: 100 << 10})
+		if w > 1 {
+			var ref bytes.Buffer
+			Compress(context.Background(), bytes.NewReader(in), &ref, Options{Workers: 1, Batch: 100 << 10}, nil)
+			if !bytes.Equal(got, ref.Bytes()) {
+				t.Errorf("%d workers wrote different bytes from 1", w)
+			}
+		}
+	}
+	roundTrip(t, in, Options{Format: FormatLines})
+}
+
+func TestCompressedInput(t *testing.T) {
+	in := sample.JSONL()[:50000]
+	var gz, zs bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(in)
+	zw.Close()
+	ze, _ := zstd.NewWriter(&zs)
+	ze.Write(in)
+	ze.Close()
+	for name, data := range map[string][]byte{"gzip": gz.Bytes(), "zstd": zs.Bytes()} {
+		r, done, err := OpenInput(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var packed, back bytes.Buffer
+		if err := Compress(context.Background(), r, &packed, Options{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		done()
+		Decompress(context.Background(), &packed, &back, Options{}, nil)
+		if !bytes.Equal(back.Bytes(), in) {
+			t.Errorf("%s input did not round-trip", name)
+		}
+	}
+	if _, _, err := OpenInput(bytes.NewReader([]byte{0xfd, '7', 'z', 'X', 'Z', 0, 1})); err == nil {
+		t.Error("xz input accepted")
+	}
+}
+
+// TestDamage: truncated and corrupted containers fail Test and Decompress
+// with errors that say where.
+func TestDamage(t *testing.T) {
+	in := sample.JSONL()[:200000]
+	var packed bytes.Buffer
+	Compress(context.Background(), bytes.NewReader(in), &packed, Options{Batch: 16 << 10}, nil)
+	file := packed.Bytes()
+	for _, cut := range []int{len(file) - 1, len(file) - 40, len(file) / 2, 13} {
+		err := Test(context.Background(), bytes.NewReader(file[:cut]), Options{}, nil)
+		if !errors.Is(err, container.ErrTruncated) && !errors.Is(err, container.ErrCorrupt) {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
+	bad := bytes.Clone(file)
+	bad[len(bad)/2] ^= 0x40
+	err := Test(context.Background(), bytes.NewReader(bad), Options{}, nil)
+	if !errors.Is(err, container.ErrCorrupt) || !strings.Contains(err.Error(), "record") {
+		t.Errorf("flipped bit: %v", err)
+	}
+	var out bytes.Buffer
+	if err := Decompress(context.Background(), bytes.NewReader(bad), &out, Options{}, nil); err == nil {
+		t.Error("Decompress of a corrupt file succeeded")
+	}
+}
+
+// TestLinesFromReference decodes a lines file in the reference's string
+// forms (reference-implementation.md §2.13, §5.2, §10.5), and names the
+// line of a bad one.
+func TestLinesFromReference(t *testing.T) {
+	lines := "#M2M|1|IgABAAAAAAAAAAAAAAAAAAAAAAAGZ3B0LTRvAQECCtejOz4AAABuYFWkeyJtb2RlbCI6ImdwdC00byIsIm1lc3NhZ2VzIjpbeyJyb2xlIjoidXNlciIsImNvbnRlbnQiOiJIaSJ9XX0=\n" +
+		"#M2M[v3.0]|DATA:G0gA4IzUYs0Z7kSQt5Rd17Rmoim2N9N+ikUHHHLgcMCwBRIIBrUHJJJVAlfrvNoC86Y93dhTpQBYJ1jxLf74\n" +
+		"plain text passes through\n"
+	var out bytes.Buffer
+	if err := Decompress(context.Background(), strings.NewReader(lines), &out, Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}` + "\n" +
+		`{"model":"gpt-4o","messages":[{"role":"user","content":"Hello, world!"}]}` + "\n" + "plain text passes through\n"
+	if out.String() != want {
+		t.Errorf("decoded\n%s\nwant\n%s", out.String(), want)
+	}
+	err := Decompress(context.Background(), strings.NewReader(lines+"#M2M|1|!!!!\n"), new(bytes.Buffer), Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("bad line: %v, want an error naming line 4", err)
+	}
+}
+
+func TestList(t *testing.T) {
+	in := sample.JSONL()
+	var packed bytes.Buffer
+	Compress(context.Background(), bytes.NewReader(in), &packed, Options{}, nil)
+	l, err := List(context.Background(), bytes.NewReader(packed.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Records != 450 || l.Lines != 450 || l.Bytes != int64(len(in)) || l.Compressed != int64(packed.Len()) ||
+		l.Encodings[container.M2M] != 450 || l.Schemas["request"] == 0 || l.Schemas["stream"] == 0 || len(l.Models) < 5 {
+		t.Errorf("listing: %+v", l)
+	}
+	var lines bytes.Buffer
+	Compress(context.Background(), bytes.NewReader(in), &lines, Options{Format: FormatLines}, nil)
+	ll, err := List(context.Background(), bytes.NewReader(lines.Bytes()))
+	if err != nil || ll.Records != 450 || ll.Schemas["request"] != l.Schemas["request"] || ll.Models["gpt-4o"] != l.Models["gpt-4o"] {
+		t.Errorf("lines listing: %+v, %v", ll, err)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := Compress(ctx, bytes.NewReader(sample.JSONL()), new(bytes.Buffer), Options{}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled Compress: %v", err)
+	}
+	// A writer that fails stops the run with its error.
+	werr := errors.New("disk full")
+	err = Compress(context.Background(), bytes.NewReader(sample.JSONL()), failingWriter{werr}, Options{Batch: 4096}, nil)
+	if !errors.Is(err, werr) {
+		t.Errorf("failing writer: %v", err)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
