@@ -244,3 +244,34 @@ func FuzzSecureDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestSealedRaw(t *testing.T) {
+	for _, mode := range []Security{SecurityHMAC, SecurityAEAD} {
+		enc, dec := secureCodecs(t, mode)
+		for _, raw := range [][]byte{nil, []byte("not json \xff"), bytes.Repeat([]byte("x"), 5000)} {
+			sealed, err := enc.AppendSealed(nil, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := dec.AppendOpened(nil, sealed); err != nil || !bytes.Equal(got, raw) {
+				t.Fatalf("%v: opened %q, %v", mode, got, err)
+			}
+			for i := range sealed {
+				s := bytes.Clone(sealed)
+				s[i] ^= 1
+				if _, err := dec.AppendOpened(nil, s); err == nil {
+					t.Fatalf("%v: flipped byte %d accepted", mode, i)
+				}
+			}
+		}
+		// A sealed record is not a frame, nor the reverse.
+		frame, _ := enc.AppendFrame(nil, []byte(testRequest))
+		if _, err := dec.AppendOpened(nil, frame); err == nil {
+			t.Errorf("%v: a frame opened as a sealed record", mode)
+		}
+	}
+	plain, _ := NewEncoder()
+	if _, err := plain.AppendSealed(nil, []byte("x")); err == nil {
+		t.Error("sealing without security succeeded")
+	}
+}

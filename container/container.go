@@ -45,10 +45,12 @@ type Encoding uint8
 
 // The encodings.
 const (
-	Raw         Encoding = 0 // the bytes themselves
-	M2M         Encoding = 1 // an M2M v1 frame, binary form, prefix included
-	Brotli      Encoding = 2 // a Brotli stream
-	TokenNative Encoding = 3 // a TokenNative message, binary mode
+	Raw          Encoding = 0 // the bytes themselves
+	M2M          Encoding = 1 // an M2M v1 frame, binary form, prefix included
+	Brotli       Encoding = 2 // a Brotli stream
+	TokenNative  Encoding = 3 // a TokenNative message, binary mode
+	SealedRaw    Encoding = 4 // the bytes, sealed (see codec.Encoder.AppendSealed)
+	numEncodings          = 5
 )
 
 func (e Encoding) String() string {
@@ -61,6 +63,8 @@ func (e Encoding) String() string {
 		return "brotli"
 	case TokenNative:
 		return "tokennative"
+	case SealedRaw:
+		return "sealed-raw"
 	}
 	return fmt.Sprintf("encoding(%d)", uint8(e))
 }
@@ -177,7 +181,7 @@ func ParseRecords(body []byte, f func(Record) error) error {
 	for off := 0; off < len(body); {
 		kind := body[off]
 		n, k, err := varint.Uvarint(body[off+1:])
-		if err != nil || kind&^(encodingMask|flagContinues|flagNoNewline) != 0 || Encoding(kind&encodingMask) > TokenNative {
+		if err != nil || kind&^(encodingMask|flagContinues|flagNoNewline) != 0 || Encoding(kind&encodingMask) >= numEncodings {
 			return fmt.Errorf("bad record header at body offset %d", off)
 		}
 		start := off + 1 + k

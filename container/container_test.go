@@ -22,7 +22,7 @@ func build(t testing.TB, r *rand.Rand, nblocks int) ([]byte, []Record) {
 	for range nblocks {
 		b.Reset()
 		for range r.IntN(20) {
-			rec := Record{Encoding: Encoding(r.IntN(4)), Data: make([]byte, r.IntN(300))}
+			rec := Record{Encoding: Encoding(r.IntN(numEncodings)), Data: make([]byte, r.IntN(300))}
 			for i := range rec.Data {
 				rec.Data[i] = byte(r.Uint32())
 			}

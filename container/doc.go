@@ -42,7 +42,9 @@
 //
 // Encodings: 0 raw (the bytes themselves), 1 an M2M v1 frame in binary form
 // with its #M2M|1| prefix, 2 a Brotli stream, 3 a TokenNative message in
-// binary mode (tokenizer byte and varints). "no newline" marks a record not
+// binary mode (tokenizer byte and varints), 4 raw bytes sealed under the
+// key of a secured corpus (an HMAC tag after them, or a nonce and their
+// ChaCha20-Poly1305 encryption; see codec.Encoder.AppendSealed). "no newline" marks a record not
 // followed by a line feed in the input: the last line, when the input does
 // not end in one, and every piece but the last of a line too long for one
 // record, which also carry "continues". A carriage return before the line

@@ -152,9 +152,22 @@ func (c *compressor) block(b *batch) (blockOut, error) {
 	return blockOut{bb, counts}, nil
 }
 
-// record encodes one line. Its Data may alias c.scratch, valid until the
-// next call.
+// record encodes one line, sealing raw records in a secured corpus. Its
+// Data may alias c.scratch, valid until the next call.
 func (c *compressor) record(data []byte, l line, n int64) (container.Record, error) {
+	rec, err := c.encode(data, l, n)
+	if err != nil || rec.Encoding != container.Raw || c.o.Security == codec.SecurityNone {
+		return rec, err
+	}
+	if c.scratch, err = c.enc.AppendSealed(c.scratch[:0], rec.Data); err != nil {
+		return rec, fmt.Errorf("line %d: %w", n+1, err)
+	}
+	rec.Encoding, rec.Data = container.SealedRaw, c.scratch
+	return rec, nil
+}
+
+// encode encodes one line as a frame or message, or keeps it raw.
+func (c *compressor) encode(data []byte, l line, n int64) (container.Record, error) {
 	rec := container.Record{Encoding: container.Raw, Data: data, NoNewline: l.noNewline, Continues: l.continues}
 	switch {
 	case l.continues:
@@ -227,17 +240,23 @@ func (c *compressor) lines(b *batch) ([]byte, error) {
 		start := len(out)
 		var alg codec.Algorithm
 		var err error
-		switch c.o.Algorithm {
-		case Auto:
+		switch {
+		case c.o.Security != codec.SecurityNone:
+			// Only frames carry security on the wire.
+			if out, err = c.enc.AppendWire(out, data, codec.M2M); err != nil {
+				err = fmt.Errorf("a secured line file holds only M2M frames, and this line is not JSON: %w", err)
+			}
+			alg = codec.M2M
+		case c.o.Algorithm == Auto:
 			out, alg, err = c.enc.AppendAuto(out, data)
-		case M2M:
+		case c.o.Algorithm == M2M:
 			if out, err = c.enc.AppendWire(out, data, codec.M2M); err != nil {
 				// Not JSON: pass it through, or Brotli if it looks like a message.
 				out, alg, err = c.enc.AppendAuto(out[:start], data)
 			} else {
 				alg = codec.M2M
 			}
-		case Brotli:
+		case c.o.Algorithm == Brotli:
 			out, err = c.enc.AppendWire(out, data, codec.Brotli)
 			alg = codec.Brotli
 		}

@@ -12,8 +12,9 @@ import (
 
 // decompressor is one worker's state.
 type decompressor struct {
-	dec *codec.Decoder
-	st  *Stats
+	dec     *codec.Decoder
+	st      *Stats
+	secured bool // every record must be sealed
 }
 
 // blockJob is a container block on its way to a worker.
@@ -35,7 +36,7 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 	n := o.workers()
 	pool := &workerPool[decompressor]{state: make([]*decompressor, n), make: func() (*decompressor, error) {
 		dec, err := codec.NewDecoder(o.codecOptions()...)
-		return &decompressor{dec: dec, st: st}, err
+		return &decompressor{dec: dec, st: st, secured: o.Security != codec.SecurityNone}, err
 	}}
 	out := countingWriter{w, st}
 	consume := func(p []byte) error {
@@ -103,7 +104,13 @@ func (d *decompressor) block(j blockJob) ([]byte, error) {
 		var err error
 		switch rec.Encoding {
 		case container.Raw:
+			if d.secured {
+				err = fmt.Errorf("%w: unsealed raw record in a secured corpus", codec.ErrIntegrity)
+				break
+			}
 			out = append(out, rec.Data...)
+		case container.SealedRaw:
+			out, err = d.dec.AppendOpened(out, rec.Data)
 		case container.M2M:
 			out, err = d.dec.AppendFrame(out, nil, rec.Data)
 		case container.Brotli:
@@ -139,9 +146,15 @@ func (d *decompressor) lines(b *batch) ([]byte, error) {
 		if l.continues {
 			return nil, fmt.Errorf("line %d: longer than a message may be", n)
 		}
+		wire := b.buf[l.start:l.end]
+		if d.secured {
+			if alg, _ := codec.Detect(wire); alg != codec.M2M {
+				return nil, fmt.Errorf("line %d: %w: %v message in a secured line file", n, codec.ErrIntegrity, alg)
+			}
+		}
 		var alg codec.Algorithm
 		var err error
-		if out, alg, err = d.dec.AppendDecode(out, b.buf[l.start:l.end]); err != nil {
+		if out, alg, err = d.dec.AppendDecode(out, wire); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		switch alg {

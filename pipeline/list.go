@@ -19,7 +19,7 @@ type Listing struct {
 	Lines      int64
 	Bytes      int64 // of the original input, when the file says (containers)
 	Compressed int64 // bytes of the file
-	Encodings  [4]int64
+	Encodings  [5]int64
 	Schemas    map[string]int64 // M2M v1 records by schema
 	Models     map[string]int64 // M2M v1 records by model
 	Secured    map[string]int64 // M2M v1 records by security mode

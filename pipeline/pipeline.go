@@ -88,8 +88,13 @@ type Options struct {
 	Format    Format    // for compression
 	Quality   int       // Brotli quality, 0-11; 0 means the default, 5 (use codec.WithQuality(0) for 0)
 	Verify    bool      // decode every record after encoding it and compare
-	Codec     []codec.Option
-	Batch     int // bytes of input per batch; default 1 MiB
+	// Security seals every record with Key (HMAC-SHA256 or AEAD): frames as
+	// the protocol defines, other lines as sealed raw records; readers then
+	// refuse any record that is not sealed.
+	Security codec.Security
+	Key      []byte
+	Codec    []codec.Option
+	Batch    int // bytes of input per batch; default 1 MiB
 
 	lineLimit int // tests: the longest line kept in one record
 }
@@ -113,6 +118,9 @@ func (o Options) codecOptions() []codec.Option {
 	if o.Quality > 0 {
 		opts = append(opts, codec.WithQuality(o.Quality))
 	}
+	if o.Security != codec.SecurityNone {
+		opts = append(opts, codec.WithSecurity(o.Security, o.Key))
+	}
 	return opts
 }
 
@@ -133,8 +141,8 @@ type Stats struct {
 	BytesIn  atomic.Int64 // bytes read
 	BytesOut atomic.Int64 // bytes written
 
-	// Records by encoding (container.Raw ... container.TokenNative).
-	Encodings [4]atomic.Int64
+	// Records by encoding (container.Raw ... container.SealedRaw).
+	Encodings [5]atomic.Int64
 
 	// Why lines were stored raw.
 	Blank       atomic.Int64 // empty lines

@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/internal/sample"
 )
@@ -221,3 +222,40 @@ func TestCancel(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+func TestSecurity(t *testing.T) {
+	key := bytes.Repeat([]byte{9}, 32)
+	for _, mode := range []codec.Security{codec.SecurityHMAC, codec.SecurityAEAD} {
+		o := Options{Security: mode, Key: key, lineLimit: 4096, Verify: true}
+		for name, in := range nasty {
+			t.Run(mode.String()+"/"+name, func(t *testing.T) {
+				packed := roundTrip(t, []byte(in), o)
+				if strings.Contains(in, "hello") && mode == codec.SecurityAEAD && bytes.Contains(packed, []byte("hello")) {
+					t.Error("AEAD corpus shows a raw line in clear")
+				}
+				// The wrong key fails; so does reading it as plain.
+				bad := o
+				bad.Key = bytes.Repeat([]byte{8}, 32)
+				if err := Test(context.Background(), bytes.NewReader(packed), bad, nil); err == nil && len(in) > 0 {
+					t.Error("wrong key accepted")
+				}
+				if err := Test(context.Background(), bytes.NewReader(packed), Options{}, nil); err == nil && len(in) > 0 {
+					t.Error("secured corpus read as plain")
+				}
+			})
+		}
+		// An unsealed record in a secured corpus is refused.
+		var plain bytes.Buffer
+		Compress(context.Background(), strings.NewReader("not json\n"), &plain, Options{}, nil)
+		if err := Test(context.Background(), bytes.NewReader(plain.Bytes()), o, nil); !errors.Is(err, codec.ErrIntegrity) {
+			t.Errorf("%v: raw record in a secured corpus: %v", mode, err)
+		}
+		// The line format carries only frames when secured.
+		lo := o
+		lo.Format = FormatLines
+		roundTrip(t, []byte("{\"a\":1}\n{\"model\":\"m\",\"messages\":[]}\n"), lo)
+		if err := Compress(context.Background(), strings.NewReader("{}\nplain\n"), new(bytes.Buffer), lo, nil); err == nil || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("%v: non-JSON line in a secured line file: %v", mode, err)
+		}
+	}
+}
