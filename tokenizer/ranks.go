@@ -1,0 +1,254 @@
+package tokenizer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"path"
+	"strconv"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pkoukk/tiktoken-go"
+)
+
+// The ranks of cl100k_base and o200k_base, as published by OpenAI with
+// tiktoken (MIT licence) and copied from the Go module
+// github.com/pkoukk/tiktoken-go-loader v0.0.2 (assets/), compressed with
+// "zstd -19 --no-check" (zstd 1.5.4). The SHA-256 of the decompressed files is
+// checked on load; see spec.sha256.
+var (
+	//go:embed ranks/cl100k_base.tiktoken.zst
+	cl100kZst []byte
+	//go:embed ranks/o200k_base.tiktoken.zst
+	o200kZst []byte
+)
+
+// The split patterns (pre-tokenizer regexps) of tiktoken. Llama 3 uses the
+// cl100k_base pattern unchanged.
+const (
+	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	o200kPattern  = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+)
+
+// A spec is everything about an encoding except its ranks.
+type spec struct {
+	enc      Encoding
+	pattern  string
+	runs     runRules
+	sha256   string            // of the ranks file
+	nRanks   int               // ids 0 to nRanks-1 are the ranks
+	specials map[uint32]string // special ids and their text
+}
+
+var (
+	cl100kSpec = &spec{
+		enc:     Cl100kBase,
+		pattern: cl100kPattern,
+		sha256:  "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+		nRanks:  100_256,
+		specials: map[uint32]string{
+			100257: "<|endoftext|>",
+			100258: "<|fim_prefix|>",
+			100259: "<|fim_middle|>",
+			100260: "<|fim_suffix|>",
+			100276: "<|endofprompt|>",
+		},
+	}
+	o200kSpec = &spec{
+		enc:     O200kBase,
+		pattern: o200kPattern,
+		runs:    runRules{marksAreLetters: true, slashTail: true},
+		sha256:  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+		nRanks:  199_998,
+		specials: map[uint32]string{
+			199999: "<|endoftext|>",
+			200018: "<|endofprompt|>",
+		},
+	}
+	llama3Spec = &spec{
+		enc:      Llama3,
+		pattern:  cl100kPattern,
+		sha256:   "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+		nRanks:   128_000,
+		specials: llama3Specials(),
+	}
+)
+
+// llama3Specials returns the 256 special tokens of Llama 3, dense from
+// 128000, with the names of Llama 3.1 (and 3.2, 3.3). Llama 3.0 has the same
+// ids but calls the slots 128004, 128008 and 128010 reserved tokens and
+// numbers its reserved tokens differently (0 to 250).
+func llama3Specials() map[uint32]string {
+	m := map[uint32]string{
+		128000: "<|begin_of_text|>",
+		128001: "<|end_of_text|>",
+		128002: "<|reserved_special_token_0|>",
+		128003: "<|reserved_special_token_1|>",
+		128004: "<|finetune_right_pad_id|>",
+		128005: "<|reserved_special_token_2|>",
+		128006: "<|start_header_id|>",
+		128007: "<|end_header_id|>",
+		128008: "<|eom_id|>",
+		128009: "<|eot_id|>",
+		128010: "<|python_tag|>",
+	}
+	for id := uint32(128011); id < 128256; id++ {
+		m[id] = fmt.Sprintf("<|reserved_special_token_%d|>", id-128011+3)
+	}
+	return m
+}
+
+// A vocab maps every id of an encoding to its bytes.
+type vocab struct {
+	offs []uint32 // id i is data[offs[i]:offs[i+1]]; no token is empty, so an empty one is unused
+	data []byte
+}
+
+// token returns the bytes of id, or nil if id is unused or out of range.
+func (v *vocab) token(id uint32) []byte {
+	if int64(id) >= int64(len(v.offs))-1 {
+		return nil
+	}
+	if t := v.data[v.offs[id]:v.offs[id+1]]; len(t) > 0 {
+		return t
+	}
+	return nil
+}
+
+// ranks holds a parsed ranks file.
+type ranks struct {
+	ranks map[string]int // for tiktoken-go: token bytes to id
+	vocab *vocab         // ids to bytes, special ids included
+}
+
+// parseRanks checks file against s.sha256 and parses it: one line
+// "base64(token bytes) SP rank" per token, ranks 0 to s.nRanks-1 in order.
+func parseRanks(s *spec, file []byte) (*ranks, error) {
+	if sum := sha256.Sum256(file); hex.EncodeToString(sum[:]) != s.sha256 {
+		return nil, fmt.Errorf("%w: %v ranks must hash to %s, got %x", ErrRanksMismatch, s.enc, s.sha256, sum)
+	}
+	r := &ranks{
+		ranks: make(map[string]int, s.nRanks),
+		vocab: &vocab{offs: make([]uint32, 1, s.enc.NVocab()+1)},
+	}
+	v := r.vocab
+	var want []byte
+	for line := range bytes.Lines(file) {
+		b64, rank, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(" "))
+		id := len(r.ranks)
+		if want = strconv.AppendInt(want[:0], int64(id), 10); !ok || !bytes.Equal(rank, want) {
+			return nil, fmt.Errorf("tokenizer: %v ranks: line %d is not %q", s.enc, id+1, "base64 "+strconv.Itoa(id))
+		}
+		var err error
+		n := len(v.data)
+		if v.data, err = base64.StdEncoding.AppendDecode(v.data, b64); err != nil || len(v.data) == n {
+			return nil, fmt.Errorf("tokenizer: %v ranks: line %d: bad token", s.enc, id+1)
+		}
+		r.ranks[string(v.data[n:])] = id
+		v.offs = append(v.offs, uint32(len(v.data)))
+	}
+	if len(r.ranks) != s.nRanks {
+		return nil, fmt.Errorf("tokenizer: %v ranks: %d tokens, want %d", s.enc, len(r.ranks), s.nRanks)
+	}
+	addSpecials(v, s.specials, s.enc.NVocab())
+	return r, nil
+}
+
+// addSpecials extends v to n ids: the ids in specials get their text, all
+// others stay unused.
+func addSpecials(v *vocab, specials map[uint32]string, n int) {
+	for id := len(v.offs) - 1; id < n; id++ {
+		v.data = append(v.data, specials[uint32(id)]...)
+		v.offs = append(v.offs, uint32(len(v.data)))
+	}
+}
+
+// newBPE returns a tokenizer for s over r, built directly with tiktoken-go's
+// constructors: tiktoken-go's global loader is never involved. tiktoken-go
+// is given no special tokens, because ordinary encoding never produces
+// them and decoding is ours.
+func newBPE(s *spec, r *ranks) (*bpe, error) {
+	core, err := tiktoken.NewCoreBPE(r.ranks, nil, s.pattern)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %v: %w", s.enc, err)
+	}
+	enc := &tiktoken.Encoding{Name: s.enc.String(), PatStr: s.pattern, MergeableRanks: r.ranks}
+	return &bpe{
+		enc:     s.enc,
+		runs:    s.runs,
+		core:    tiktoken.NewTiktoken(core, enc, nil),
+		vocab:   r.vocab,
+		missing: ErrUnknownID,
+	}, nil
+}
+
+// embedded returns a loader of the ranks built into the package, which
+// decompresses and parses them once, on first use.
+func embedded(s *spec, zst []byte) func() (*ranks, error) {
+	return sync.OnceValues(func() (*ranks, error) {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		file, err := d.DecodeAll(zst, nil)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: embedded %v ranks: %w", s.enc, err)
+		}
+		return parseRanks(s, file)
+	})
+}
+
+var (
+	cl100kRanks = embedded(cl100kSpec, cl100kZst)
+	o200kRanks  = embedded(o200kSpec, o200kZst)
+)
+
+// defaults are the loaders behind Get.
+var defaults = [...]func() (*bpe, error){
+	Cl100kBase: sync.OnceValues(func() (*bpe, error) { return fromEmbedded(cl100kSpec, cl100kRanks) }),
+	O200kBase:  sync.OnceValues(func() (*bpe, error) { return fromEmbedded(o200kSpec, o200kRanks) }),
+	Llama3:     sync.OnceValues(defaultLlama3),
+}
+
+func fromEmbedded(s *spec, load func() (*ranks, error)) (*bpe, error) {
+	r, err := load()
+	if err != nil {
+		return nil, err
+	}
+	return newBPE(s, r)
+}
+
+// offlineLoader replaces tiktoken-go's default loader, which downloads
+// ranks over HTTP and caches them in a temporary directory. It serves
+// tiktoken.GetEncoding from the embedded ranks and refuses every encoding
+// not embedded here, so that code elsewhere in a program that imports this
+// package cannot make tiktoken-go touch the network either (unless it
+// installs a loader of its own).
+type offlineLoader struct{}
+
+func (offlineLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
+	var load func() (*ranks, error)
+	switch path.Base(file) {
+	case "cl100k_base.tiktoken":
+		load = cl100kRanks
+	case "o200k_base.tiktoken":
+		load = o200kRanks
+	default:
+		return nil, fmt.Errorf("tokenizer: no embedded ranks for %s, and downloading them is disabled", file)
+	}
+	r, err := load()
+	if err != nil {
+		return nil, err
+	}
+	return maps.Clone(r.ranks), nil
+}
+
+func init() { tiktoken.SetBpeLoader(offlineLoader{}) }
