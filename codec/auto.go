@@ -21,12 +21,16 @@ const (
 //  3. other content over 1 KiB that is repetitive (more than 30 % of its
 //     4-character windows repeat) goes in Brotli;
 //  4. other JSON goes in M2M v1;
-//  5. other text goes in Brotli when that is smaller, else passes through.
+//  5. other text goes in Brotli when that is smaller, else passes through;
+//  6. and content under 1 KiB goes in TokenNative instead whenever that is
+//     smaller (the spec's use for it: small payloads, when it wins), unless
+//     the Encoder seals frames: a sealed frame is never traded for an
+//     unsealed message.
 //
 // Text that starts like a message of another format is never passed
 // through (it would not decode back); it goes in Brotli. Text must be
 // valid UTF-8. The reference's engine tries Brotli first for anything over
-// 1 KiB; this follows the protocol's specification instead.
+// 1 KiB and never TokenNative; this follows the protocol's specification.
 func (e *Encoder) AppendAuto(dst, text []byte) ([]byte, Algorithm, error) {
 	if !utf8.Valid(text) {
 		return dst, None, errorf(ErrInvalidInput, "text", -1, "not valid UTF-8")
@@ -36,13 +40,27 @@ func (e *Encoder) AppendAuto(dst, text []byte) ([]byte, Algorithm, error) {
 		out, err := e.AppendWire(dst, text, None)
 		return out, None, err
 	}
+	start := len(dst)
+	out, alg, err := e.appendByContent(dst, text, prefixed)
+	if err != nil || len(text) >= autoLarge || e.opts.security.mode != SecurityNone || e.tokenize(text) != nil {
+		return out, alg, err
+	}
+	if tokenNativeLen(e.ids) < len(out)-start {
+		out, err = e.AppendTokenNative(out[:start], text)
+		return out, TokenNative, err
+	}
+	return out, alg, nil
+}
+
+// appendByContent applies rules 2 to 5 of AppendAuto.
+func (e *Encoder) appendByContent(dst, text []byte, prefixed bool) ([]byte, Algorithm, error) {
 	json := e.scan(text) == nil
 	llm := json && e.fields.IsObject && (e.fields.HasMessages || e.fields.HasModel || e.fields.HasChoices)
-	alg := M2M
 	switch {
 	case llm:
 	case len(text) > autoLarge && e.rep.ratio(text) > autoRepetitive:
-		alg = Brotli
+		out, err := e.AppendWire(dst, text, Brotli)
+		return out, Brotli, err
 	case json:
 	default:
 		start := len(dst)
@@ -53,17 +71,13 @@ func (e *Encoder) AppendAuto(dst, text []byte) ([]byte, Algorithm, error) {
 		out, err = e.AppendWire(out[:start], text, None)
 		return out, None, err
 	}
-	if alg == M2M {
-		// The header is already in e.h from the scan above.
-		var err error
-		if e.scratch, err = e.appendFrame(e.scratch[:0], text); err != nil {
-			return dst, M2M, err
-		}
-		out, err := appendStringForm(dst, prefixM2M, e.scratch[len(prefixM2M):], e.opts.limits)
-		return out, M2M, err
+	// The header is already in e.h from the scan above.
+	var err error
+	if e.scratch, err = e.appendFrame(e.scratch[:0], text); err != nil {
+		return dst, M2M, err
 	}
-	out, err := e.AppendWire(dst, text, alg)
-	return out, alg, err
+	out, err := appendStringForm(dst, prefixM2M, e.scratch[len(prefixM2M):], e.opts.limits)
+	return out, M2M, err
 }
 
 // repetition estimates the reference's repetition ratio: the share of the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/jsonscan"
+	"github.com/m2m-go/m2m/tokenizer"
 )
 
 // Limits bound every message this package encodes or decodes. The zero
@@ -53,10 +54,11 @@ func (l Limits) json() jsonscan.Limits {
 
 // options configure an Encoder or Decoder.
 type options struct {
-	limits   Limits
-	quality  int
-	window   int
-	security security
+	limits    Limits
+	quality   int
+	window    int
+	security  security
+	tokenizer tokenizer.Encoding
 }
 
 // An Option configures NewEncoder, NewDecoder and their Reset methods.
@@ -120,6 +122,7 @@ type Encoder struct {
 	fields  jsonscan.Fields
 	h       Header
 	scratch []byte
+	ids     []uint32 // token ids
 	rep     repetition
 }
 
@@ -218,7 +221,8 @@ type Decoder struct {
 	h       Header
 	fields  jsonscan.Fields
 	scratch []byte
-	opened  []byte // the plain frame inside a secured one
+	opened  []byte   // the plain frame inside a secured one
+	ids     []uint32 // token ids
 }
 
 // NewDecoder returns a Decoder with the given options; only WithLimits

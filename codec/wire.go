@@ -90,10 +90,9 @@ func looksPrefixed(text []byte) bool {
 
 // AppendWire appends the wire message of text in the given format: the
 // string form for M2M, #M2M[v3.0]|DATA: and base64 for Brotli, the text
-// itself for None. Text must be valid UTF-8; for M2M, valid JSON. None
-// fails on text that starts like a message of another format, since a
-// decoder would not give it back. TokenNative needs a tokenizer: see
-// AppendTokenNative.
+// itself for None, #TK| with the Encoder's tokenizer for TokenNative. Text
+// must be valid UTF-8; for M2M, valid JSON. None fails on text that starts
+// like a message of another format, since a decoder would not give it back.
 func (e *Encoder) AppendWire(dst, text []byte, alg Algorithm) ([]byte, error) {
 	if !utf8.Valid(text) {
 		return dst, errorf(ErrInvalidInput, "text", -1, "not valid UTF-8")
@@ -113,7 +112,7 @@ func (e *Encoder) AppendWire(dst, text []byte, alg Algorithm) ([]byte, error) {
 		e.scratch = e.c.appendCompressed(e.scratch[:0], text)
 		return appendStringForm(dst, prefixBrotli, e.scratch, e.opts.limits)
 	case TokenNative:
-		return dst, errorf(ErrInvalidCodec, "algorithm", -1, "TokenNative needs a tokenizer: use AppendTokenNative")
+		return e.AppendTokenNative(dst, text)
 	}
 	return dst, errorf(ErrInvalidCodec, "algorithm", -1, "cannot encode %v", alg)
 }
@@ -170,7 +169,8 @@ func (d *Decoder) AppendDecode(dst, wire []byte) ([]byte, Algorithm, error) {
 		})
 		return dst, alg, err
 	}
-	return dst, alg, errorf(ErrInvalidCodec, "prefix", 0, "%v messages need a tokenizer: use AppendDecodeTokenNative", alg)
+	dst, err = d.appendTokenNative(dst, wire)
+	return dst, alg, err
 }
 
 // appendText runs a decompression that appends to dst and requires its
