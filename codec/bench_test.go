@@ -3,6 +3,8 @@ package codec
 import (
 	"bytes"
 	"testing"
+
+	"github.com/m2m-go/m2m/tokenizer"
 )
 
 // Size classes of records, as in performance.md: records of 90-260 B,
@@ -210,4 +212,97 @@ func textOf(lines [][]byte, n int) string {
 		}
 	}
 	return b.String()[:n]
+}
+
+// BenchmarkTokenNative compares TokenNative with M2M v1 and Brotli wire
+// messages (text form, as sent) on the corpus records of each size class,
+// the reference's comparison (reference-implementation.md §11.4-11.5). It
+// reports what the spec's claims are about, per record: wire-B (bytes of
+// the wire message), saved-% (1 - wire bytes / JSON bytes, byte-weighted),
+// tokens (cl100k BPE tokens of the JSON) and wire-tokens (cl100k tokens of
+// the wire message, what it costs in an LLM's context). tokennative-raw
+// is the binary form (tokenizer byte and varints).
+func BenchmarkTokenNative(b *testing.B) {
+	count, _ := tokenizer.Get(tokenizer.Cl100kBase)
+	tokens := func(text []byte) int {
+		ids, err := count.AppendEncode(nil, text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return len(ids)
+	}
+	for _, c := range benchClasses[:3] {
+		for _, format := range []string{"m2m", "brotli", "tokennative-C", "tokennative-O", "tokennative-raw"} {
+			enc, _ := NewEncoder()
+			if format == "tokennative-O" {
+				enc, _ = NewEncoder(WithTokenizer(tokenizer.O200kBase))
+			}
+			dec, _ := NewDecoder()
+			encode := func(dst, text []byte) ([]byte, error) {
+				switch format {
+				case "m2m":
+					return enc.AppendWire(dst, text, M2M)
+				case "brotli":
+					return enc.AppendWire(dst, text, Brotli)
+				case "tokennative-raw":
+					return enc.AppendTokenNativeBinary(dst, text)
+				}
+				return enc.AppendWire(dst, text, TokenNative)
+			}
+			decode := func(dst, wire []byte) ([]byte, error) {
+				if format == "tokennative-raw" {
+					return dec.AppendTokenNativeBinary(dst, wire)
+				}
+				dst, _, err := dec.AppendDecode(dst, wire)
+				return dst, err
+			}
+			for _, op := range []string{"encode", "decode"} {
+				b.Run("op="+op+"/format="+format+"/size="+c.name, func(b *testing.B) {
+					recs := benchRecords(b, c.min, c.max)
+					var wires [][]byte
+					for _, r := range recs {
+						w, err := encode(nil, r)
+						if err != nil {
+							b.Fatal(err)
+						}
+						wires = append(wires, w)
+					}
+					b.SetBytes(int64(totalLen(recs)))
+					b.ReportAllocs()
+					var out []byte
+					var err error
+					for b.Loop() {
+						for i := range recs {
+							if op == "encode" {
+								out, err = encode(out[:0], recs[i])
+							} else {
+								out, err = decode(out[:0], wires[i])
+							}
+							if err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					if op == "decode" {
+						return
+					}
+					wire, jsonTokens, wireTokens := 0, 0, 0
+					for i, w := range wires {
+						wire += len(w)
+						jsonTokens += tokens(recs[i])
+						if format != "tokennative-raw" {
+							wireTokens += tokens(w)
+						}
+					}
+					n := float64(len(recs))
+					b.ReportMetric(float64(wire)/n, "wire-B")
+					b.ReportMetric(100*(1-float64(wire)/float64(totalLen(recs))), "saved-%")
+					b.ReportMetric(float64(jsonTokens)/n, "tokens")
+					if wireTokens > 0 {
+						b.ReportMetric(float64(wireTokens)/n, "wire-tokens")
+					}
+				})
+			}
+		}
+	}
 }

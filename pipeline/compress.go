@@ -82,8 +82,8 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 	if st == nil {
 		st = new(Stats)
 	}
-	if o.Algorithm == TokenNative {
-		return errors.New("pipeline: the tokennative algorithm needs a tokenizer, not available in this build")
+	if o.Security != codec.SecurityNone && (o.Algorithm == Brotli || o.Algorithm == TokenNative) {
+		return fmt.Errorf("pipeline: %v records cannot be sealed; a secured corpus holds M2M frames and sealed raw lines (algorithm auto or m2m)", o.Algorithm)
 	}
 	n := o.workers()
 	pool := &workerPool[compressor]{state: make([]*compressor, n), make: func() (*compressor, error) { return newCompressor(o, st) }}
@@ -188,11 +188,17 @@ func (c *compressor) encode(data []byte, l line, n int64) (container.Record, err
 	case Brotli:
 		c.scratch, err = c.enc.AppendBrotli(c.scratch[:0], data)
 		rec.Encoding = container.Brotli
+	case TokenNative:
+		c.scratch, err = c.enc.AppendTokenNativeBinary(c.scratch[:0], data)
+		rec.Encoding = container.TokenNative
 	}
 	if err != nil {
-		if errors.Is(err, codec.ErrLimit) {
+		switch {
+		case errors.Is(err, codec.ErrLimit):
 			c.st.OverLimit.Add(1)
-		} else {
+		case c.o.Algorithm == TokenNative:
+			c.st.NotTokenizable.Add(1)
+		default:
 			c.st.NotJSON.Add(1)
 		}
 		rec.Encoding, rec.Data = container.Raw, data
@@ -215,6 +221,8 @@ func (c *compressor) verify(rec container.Record, want []byte, n int64) error {
 		c.check, err = c.dec.AppendFrame(c.check[:0], nil, rec.Data)
 	case container.Brotli:
 		c.check, err = c.dec.AppendBrotli(c.check[:0], rec.Data)
+	case container.TokenNative:
+		c.check, err = c.dec.AppendTokenNativeBinary(c.check[:0], rec.Data)
 	}
 	if err == nil && !bytes.Equal(c.check, want) {
 		err = errors.New("decodes to different bytes")
@@ -249,12 +257,15 @@ func (c *compressor) lines(b *batch) ([]byte, error) {
 			alg = codec.M2M
 		case c.o.Algorithm == Auto:
 			out, alg, err = c.enc.AppendAuto(out, data)
-		case c.o.Algorithm == M2M:
-			if out, err = c.enc.AppendWire(out, data, codec.M2M); err != nil {
-				// Not JSON: pass it through, or Brotli if it looks like a message.
+		case c.o.Algorithm == M2M || c.o.Algorithm == TokenNative:
+			alg = codec.M2M
+			if c.o.Algorithm == TokenNative {
+				alg = codec.TokenNative
+			}
+			if out, err = c.enc.AppendWire(out, data, alg); err != nil {
+				// Not JSON, or a run too long to tokenize: pass it through,
+				// or Brotli if it looks like a message.
 				out, alg, err = c.enc.AppendAuto(out[:start], data)
-			} else {
-				alg = codec.M2M
 			}
 		case c.o.Algorithm == Brotli:
 			out, err = c.enc.AppendWire(out, data, codec.Brotli)
@@ -268,6 +279,8 @@ func (c *compressor) lines(b *batch) ([]byte, error) {
 			c.st.count(container.M2M)
 		case codec.Brotli:
 			c.st.count(container.Brotli)
+		case codec.TokenNative:
+			c.st.count(container.TokenNative)
 		default:
 			c.st.Passthrough.Add(1)
 			c.st.count(container.Raw)

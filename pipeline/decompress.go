@@ -101,13 +101,14 @@ func (d *decompressor) block(j blockJob) ([]byte, error) {
 	var out []byte
 	n := j.first
 	err := container.ParseRecords(j.body, func(rec container.Record) error {
+		if d.secured && rec.Encoding != container.M2M && rec.Encoding != container.SealedRaw {
+			// Frames are sealed (the decoder requires it), and so are
+			// sealed raw records; nothing else is.
+			return fmt.Errorf("record %d: %w: unsealed %v record in a secured corpus", n, codec.ErrIntegrity, rec.Encoding)
+		}
 		var err error
 		switch rec.Encoding {
 		case container.Raw:
-			if d.secured {
-				err = fmt.Errorf("%w: unsealed raw record in a secured corpus", codec.ErrIntegrity)
-				break
-			}
 			out = append(out, rec.Data...)
 		case container.SealedRaw:
 			out, err = d.dec.AppendOpened(out, rec.Data)
@@ -115,8 +116,8 @@ func (d *decompressor) block(j blockJob) ([]byte, error) {
 			out, err = d.dec.AppendFrame(out, nil, rec.Data)
 		case container.Brotli:
 			out, err = d.dec.AppendBrotli(out, rec.Data)
-		default:
-			err = fmt.Errorf("%v records need a tokenizer, not available in this build", rec.Encoding)
+		case container.TokenNative:
+			out, err = d.dec.AppendTokenNativeBinary(out, rec.Data)
 		}
 		if err != nil {
 			return fmt.Errorf("record %d: %w", n, err)

@@ -39,7 +39,10 @@ const (
 	M2M
 	// Brotli: a Brotli message for every line of valid UTF-8.
 	Brotli
-	// TokenNative: BPE token ids (needs a tokenizer).
+	// TokenNative: the BPE token ids of every line of valid UTF-8, with the
+	// tokenizer of codec.WithTokenizer in Options.Codec (cl100k_base by
+	// default). A line with a run too long to tokenize
+	// (tokenizer.MaxRun) is stored raw.
 	TokenNative
 )
 
@@ -145,11 +148,13 @@ type Stats struct {
 	Encodings [5]atomic.Int64
 
 	// Why lines were stored raw.
-	Blank       atomic.Int64 // empty lines
-	NotUTF8     atomic.Int64 // not valid UTF-8
-	NotJSON     atomic.Int64 // not JSON the codec accepts
-	OverLimit   atomic.Int64 // over a size or JSON limit (stored raw, in pieces if too long for one record)
-	Passthrough atomic.Int64 // in FormatLines: lines passed through as text
+	Blank     atomic.Int64 // empty lines
+	NotUTF8   atomic.Int64 // not valid UTF-8
+	NotJSON   atomic.Int64 // not JSON the codec accepts
+	OverLimit atomic.Int64 // over a size or JSON limit (stored raw, in pieces if too long for one record)
+	// TokenNative: a run longer than tokenizer.MaxRun
+	NotTokenizable atomic.Int64
+	Passthrough    atomic.Int64 // in FormatLines: lines passed through as text
 }
 
 func (s *Stats) count(e container.Encoding) { s.Encodings[e].Add(1) }

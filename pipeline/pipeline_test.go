@@ -13,6 +13,7 @@ import (
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/tokenizer"
 )
 
 // nasty are inputs that must come back byte for byte.
@@ -54,7 +55,7 @@ func roundTrip(t *testing.T, in []byte, o Options) []byte {
 
 func TestRoundTripNasty(t *testing.T) {
 	for name, in := range nasty {
-		for _, alg := range []Algorithm{Auto, M2M, Brotli} {
+		for _, alg := range []Algorithm{Auto, M2M, Brotli, TokenNative} {
 			t.Run(fmt.Sprintf("%s/%v", name, alg), func(t *testing.T) {
 				roundTrip(t, []byte(in), Options{Algorithm: alg, Verify: true, lineLimit: 4096, Batch: 64})
 			})
@@ -69,7 +70,7 @@ func TestRoundTripLines(t *testing.T) {
 		if name == "invalid utf-8" || strings.HasPrefix(name, "long") || name == "line of the limit" {
 			continue
 		}
-		for _, alg := range []Algorithm{Auto, M2M, Brotli} {
+		for _, alg := range []Algorithm{Auto, M2M, Brotli, TokenNative} {
 			t.Run(fmt.Sprintf("%s/%v", name, alg), func(t *testing.T) {
 				roundTrip(t, []byte(in), Options{Algorithm: alg, Format: FormatLines, Verify: true})
 			})
@@ -197,7 +198,8 @@ func TestList(t *testing.T) {
 		t.Errorf("listing: %+v", l)
 	}
 	var lines bytes.Buffer
-	Compress(context.Background(), bytes.NewReader(in), &lines, Options{Format: FormatLines}, nil)
+	// (M2M: auto-selection sends small lines as TokenNative, which has no header.)
+	Compress(context.Background(), bytes.NewReader(in), &lines, Options{Algorithm: M2M, Format: FormatLines}, nil)
 	ll, err := List(context.Background(), bytes.NewReader(lines.Bytes()))
 	if err != nil || ll.Records != 450 || ll.Schemas["request"] != l.Schemas["request"] || ll.Models["gpt-4o"] != l.Models["gpt-4o"] {
 		t.Errorf("lines listing: %+v, %v", ll, err)
@@ -250,6 +252,18 @@ func TestSecurity(t *testing.T) {
 		if err := Test(context.Background(), bytes.NewReader(plain.Bytes()), o, nil); !errors.Is(err, codec.ErrIntegrity) {
 			t.Errorf("%v: raw record in a secured corpus: %v", mode, err)
 		}
+		// Brotli and TokenNative records cannot be sealed: refused when
+		// writing, and refused when found in a secured corpus.
+		for _, alg := range []Algorithm{Brotli, TokenNative} {
+			if err := Compress(context.Background(), strings.NewReader("{}\n"), new(bytes.Buffer), Options{Algorithm: alg, Security: mode, Key: key}, nil); err == nil {
+				t.Errorf("%v: %v corpus under security written", mode, alg)
+			}
+			plain.Reset()
+			Compress(context.Background(), strings.NewReader("{\"a\":\"some text\"}\n"), &plain, Options{Algorithm: alg}, nil)
+			if err := Test(context.Background(), bytes.NewReader(plain.Bytes()), o, nil); !errors.Is(err, codec.ErrIntegrity) {
+				t.Errorf("%v: %v record in a secured corpus: %v", mode, alg, err)
+			}
+		}
 		// The line format carries only frames when secured.
 		lo := o
 		lo.Format = FormatLines
@@ -257,5 +271,40 @@ func TestSecurity(t *testing.T) {
 		if err := Compress(context.Background(), strings.NewReader("{}\nplain\n"), new(bytes.Buffer), lo, nil); err == nil || !strings.Contains(err.Error(), "line 2") {
 			t.Errorf("%v: non-JSON line in a secured line file: %v", mode, err)
 		}
+	}
+}
+
+// TestTokenNative: every line of UTF-8 becomes token ids, and a line with
+// a run too long to tokenize is stored raw and counted.
+func TestTokenNative(t *testing.T) {
+	long := strings.Repeat("A", tokenizer.MaxRun+1)
+	in := "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"日本語 and emoji 👨‍👩‍👧\"}]}\nplain text\n" + long + "\n\n"
+	for _, enc := range []tokenizer.Encoding{tokenizer.Cl100kBase, tokenizer.O200kBase} {
+		o := Options{Algorithm: TokenNative, Verify: true, Codec: []codec.Option{codec.WithTokenizer(enc)}}
+		var st Stats
+		var packed bytes.Buffer
+		if err := Compress(context.Background(), strings.NewReader(in), &packed, o, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Encodings[container.TokenNative].Load() != 2 || st.NotTokenizable.Load() != 1 || st.Blank.Load() != 1 {
+			t.Errorf("%v: %d TokenNative records, %d not tokenizable, %d blank; want 2, 1, 1", enc,
+				st.Encodings[container.TokenNative].Load(), st.NotTokenizable.Load(), st.Blank.Load())
+		}
+		roundTrip(t, []byte(in), o)
+		l, err := List(context.Background(), bytes.NewReader(packed.Bytes()))
+		if err != nil || l.Encodings[container.TokenNative] != 2 {
+			t.Errorf("%v: list: %+v, %v", enc, l, err)
+		}
+		// Lines: the long run falls back to auto-selection.
+		o.Format = FormatLines
+		st = Stats{}
+		packed.Reset()
+		if err := Compress(context.Background(), strings.NewReader(in), &packed, o, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Encodings[container.TokenNative].Load() != 3 || !bytes.HasPrefix(packed.Bytes(), []byte("#TK|"+string(enc.Char())+"|")) {
+			t.Errorf("%v: lines: %d TokenNative lines, output %.20q", enc, st.Encodings[container.TokenNative].Load(), packed.Bytes())
+		}
+		roundTrip(t, []byte(in), o)
 	}
 }
