@@ -6,7 +6,11 @@
 // Negotiation follows the reference: a common major version; the first of
 // my algorithms that the peer also offers; my preferred tokenizer encoding
 // if the peer has it, else my first that it has, else cl100k, the
-// protocol's canonical fallback. m2m also negotiates frame security, in
+// protocol's canonical fallback. TokenNative messages are sent with the
+// agreed encoding. (The reference tokenizes "LlamaBpe" as cl100k and so
+// cannot decode the Llama 3 ids m2m sends under it; it does not offer
+// LlamaBpe by default, and neither does m2m. m2m decodes the reference's
+// L messages, whose ids mean the same in both.) m2m also negotiates frame security, in
 // the capabilities' "extensions" map, which the reference ignores: the key
 // "frame_security" lists the modes a peer accepts, best first ("aead",
 // "hmac", "none"); a peer without it, such as the reference, accepts only
@@ -26,8 +30,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/tokenizer"
 )
 
 // Protocol constants.
@@ -47,6 +53,19 @@ var algorithmNames = map[codec.Algorithm]string{
 
 // AlgorithmName returns the session name of a codec algorithm.
 func AlgorithmName(a codec.Algorithm) string { return algorithmNames[a] }
+
+// encodingOf returns the tokenizer of a session encoding name.
+func encodingOf(name string) (tokenizer.Encoding, bool) {
+	switch name {
+	case EncodingCl100k:
+		return tokenizer.Cl100kBase, true
+	case EncodingO200k:
+		return tokenizer.O200kBase, true
+	case EncodingLlama3:
+		return tokenizer.Llama3, true
+	}
+	return 0, false
+}
 
 func algorithmOf(name string) (codec.Algorithm, bool) {
 	for a, n := range algorithmNames {
@@ -83,7 +102,8 @@ var (
 // Config configures a Session; the zero value is a plain session offering
 // M2M, Brotli and passthrough.
 type Config struct {
-	// Algorithms to offer, best first. Default: M2M, Brotli, None.
+	// Algorithms to offer, best first. Default: M2M, Brotli, TokenNative,
+	// None.
 	Algorithms []codec.Algorithm
 	// Encodings to offer, best first, and the preferred one. Defaults:
 	// cl100k and o200k, cl100k.
@@ -104,7 +124,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if len(c.Algorithms) == 0 {
-		c.Algorithms = []codec.Algorithm{codec.M2M, codec.Brotli, codec.None}
+		c.Algorithms = []codec.Algorithm{codec.M2M, codec.Brotli, codec.TokenNative, codec.None}
 	}
 	if len(c.Encodings) == 0 {
 		c.Encodings = []string{EncodingCl100k, EncodingO200k}
@@ -125,7 +145,12 @@ func (c *Config) defaults() {
 
 // Agreement is the outcome of a negotiation.
 type Agreement struct {
-	Algorithm     codec.Algorithm
+	Algorithm codec.Algorithm
+	// Fallbacks are the other algorithms both offer, in my order: Send uses
+	// the first that can carry a text the agreed one cannot (M2M needs
+	// JSON, TokenNative text without overlong runs, None text that does not
+	// look like a message). Empty under frame security.
+	Fallbacks     []codec.Algorithm
 	Encoding      string
 	FrameSecurity codec.Security
 	Streaming     bool
@@ -141,16 +166,16 @@ func Negotiate(mine, peer *Capabilities) (Agreement, *Rejection) {
 			Message: fmt.Sprintf("Version %s not compatible with %s", peer.Version, mine.Version)}
 	}
 	var a Agreement
-	found := false
+	var common []codec.Algorithm
 	for _, name := range mine.Compression.Algorithms {
-		if alg, ok := algorithmOf(name); ok && slices.Contains(peer.Compression.Algorithms, name) {
-			a.Algorithm, found = alg, true
-			break
+		if alg, ok := algorithmOf(name); ok && slices.Contains(peer.Compression.Algorithms, name) && !slices.Contains(common, alg) {
+			common = append(common, alg)
 		}
 	}
-	if !found {
+	if len(common) == 0 {
 		return Agreement{}, &Rejection{Code: CodeNoCommonAlgorithm, Message: "No common compression algorithm"}
 	}
+	a.Algorithm, a.Fallbacks = common[0], common[1:]
 	a.Encoding = EncodingCl100k
 	if slices.Contains(peer.Compression.Encodings, mine.Compression.PreferredEncoding) {
 		a.Encoding = mine.Compression.PreferredEncoding
@@ -166,7 +191,7 @@ func Negotiate(mine, peer *Capabilities) (Agreement, *Rejection) {
 	a.MLRouting = mine.Compression.MLRouting && peer.Compression.MLRouting
 
 	theirs := securityModes(peer)
-	found = false
+	found := false
 	for _, m := range securityModes(mine) {
 		if slices.Contains(theirs, m) {
 			a.FrameSecurity, found = m, true
@@ -180,7 +205,7 @@ func Negotiate(mine, peer *Capabilities) (Agreement, *Rejection) {
 		if !slices.Contains(mine.Compression.Algorithms, "m2m") || !slices.Contains(peer.Compression.Algorithms, "m2m") {
 			return Agreement{}, &Rejection{Code: CodeSecurityPolicy, Message: "Frame security needs the m2m algorithm"}
 		}
-		a.Algorithm = codec.M2M
+		a.Algorithm, a.Fallbacks = codec.M2M, nil
 	}
 	return a, nil
 }
@@ -345,6 +370,9 @@ func (s *Session) establish(a Agreement) error {
 		}
 		opts = append(opts, codec.WithSecurity(a.FrameSecurity, key))
 	}
+	if enc, ok := encodingOf(a.Encoding); ok {
+		opts = append(opts, codec.WithTokenizer(enc))
+	}
 	var err error
 	if s.enc, err = codec.NewEncoder(opts...); err != nil {
 		return err
@@ -371,17 +399,26 @@ func (s *Session) active(t Type) error {
 	return nil
 }
 
-// Send wraps text in a DATA message, encoded with the agreed algorithm.
+// Send wraps text in a DATA message, encoded with the agreed algorithm, or
+// the first fallback that can carry it.
 func (s *Session) Send(text []byte) (*Message, error) {
 	if err := s.active(Data); err != nil {
 		return nil, err
 	}
-	wire, err := s.enc.AppendWire(nil, text, s.agreed.Algorithm)
+	alg := s.agreed.Algorithm
+	wire, err := s.enc.AppendWire(nil, text, alg)
+	for _, fb := range s.agreed.Fallbacks {
+		if !errors.Is(err, codec.ErrInvalidInput) || !utf8.Valid(text) {
+			break
+		}
+		alg = fb
+		wire, err = s.enc.AppendWire(nil, text, alg)
+	}
 	if err != nil {
 		return nil, err
 	}
 	size := uint64(len(text))
-	return s.message(Data, &DataPayload{Algorithm: AlgorithmName(s.agreed.Algorithm), Content: string(wire), OriginalSize: &size}), nil
+	return s.message(Data, &DataPayload{Algorithm: AlgorithmName(alg), Content: string(wire), OriginalSize: &size}), nil
 }
 
 // Receive decodes a DATA message. The format comes from the content's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func caps(version string, algs, encs []string, preferred string, ext map[string]
 func TestNegotiate(t *testing.T) {
 	all := []string{"m2m", "tokennative", "brotli", "none"}
 	a, rej := Negotiate(caps("3.0", []string{"brotli", "m2m"}, nil, EncodingCl100k, nil), caps("3.1", all, nil, "", nil))
-	if rej != nil || a.Algorithm != codec.Brotli || a.Encoding != EncodingCl100k {
+	if rej != nil || a.Algorithm != codec.Brotli || !slices.Equal(a.Fallbacks, []codec.Algorithm{codec.M2M}) || a.Encoding != EncodingCl100k {
 		t.Errorf("first of mine: %+v, %v", a, rej)
 	}
 	if _, rej := Negotiate(caps("3.0", all, nil, "", nil), caps("4.0", all, nil, "", nil)); rej == nil || rej.Code != CodeVersionMismatch {
@@ -145,18 +146,21 @@ func TestLoopback(t *testing.T) {
 		return func(sid string) ([]byte, error) { return a.SessionKey(peer, strings.ReplaceAll(sid, "-", "_")) }
 	}
 	lines := bytes.Split(bytes.TrimSpace(sample.JSONL()), []byte("\n"))[:40]
-	for _, alg := range []codec.Algorithm{codec.M2M, codec.Brotli, codec.None} {
+	for _, alg := range []codec.Algorithm{codec.M2M, codec.Brotli, codec.TokenNative, codec.None} {
 		for _, sec := range []codec.Security{codec.SecurityNone, codec.SecurityHMAC, codec.SecurityAEAD} {
 			if sec != codec.SecurityNone && alg != codec.M2M {
 				continue
 			}
 			for _, framing := range []Framing{LengthPrefixed, Lines} {
 				name := AlgorithmName(alg) + "/" + sec.String()
-				client := Config{Algorithms: []codec.Algorithm{alg}, Security: []codec.Security{sec}, Key: keyOf(alice, "bob")}
-				server := Config{Algorithms: []codec.Algorithm{codec.M2M, codec.Brotli, codec.None}, Security: []codec.Security{sec}, Key: keyOf(bob, "alice")}
+				client := Config{Algorithms: []codec.Algorithm{alg}, Security: []codec.Security{sec}, Key: keyOf(alice, "bob"), Preferred: EncodingO200k}
+				server := Config{Security: []codec.Security{sec}, Key: keyOf(bob, "alice")}
 				cs, ss, cc, sc := pair(t, client, server, framing)
 				if cs.ID() != ss.ID() || cs.Agreement().Algorithm != alg || cs.Agreement().FrameSecurity != sec {
 					t.Fatalf("%s: agreement %+v / %+v", name, cs.Agreement(), ss.Agreement())
+				}
+				if m, _ := cs.Send(lines[0]); alg == codec.TokenNative && !strings.HasPrefix(m.Payload.(*DataPayload).Content, "#TK|O|") {
+					t.Fatalf("%s: sent %.20q, want the agreed o200k_base", name, m.Payload.(*DataPayload).Content)
 				}
 				for _, line := range lines {
 					exchange(t, name, cs, ss, cc, sc, line)
@@ -283,4 +287,33 @@ func FuzzMessage(f *testing.F) {
 			t.Fatalf("round trip changed %s to %s", out, again)
 		}
 	})
+}
+
+// TestFallback: text the agreed algorithm cannot carry goes in the first
+// common fallback, and comes back.
+func TestFallback(t *testing.T) {
+	long := "data:" + strings.Repeat("QUJD", 400) // one run over tokenizer.MaxRun
+	for _, tc := range []struct {
+		algs []codec.Algorithm
+		text string
+		want string
+	}{
+		{[]codec.Algorithm{codec.M2M, codec.Brotli}, "plain text, not JSON", "brotli"},
+		{[]codec.Algorithm{codec.M2M, codec.None}, "plain text, not JSON", "none"},
+		{[]codec.Algorithm{codec.TokenNative, codec.Brotli}, long, "brotli"},
+		{[]codec.Algorithm{codec.TokenNative, codec.Brotli}, `{"a":"b"}`, "tokennative"},
+	} {
+		cs, ss, cc, sc := pair(t, Config{Algorithms: tc.algs}, Config{}, Lines)
+		m, err := cs.Send([]byte(tc.text))
+		if err != nil || m.Payload.(*DataPayload).Algorithm != tc.want {
+			t.Errorf("%v: %.20q sent as %v, %v; want %s", tc.algs, tc.text, m, err, tc.want)
+			continue
+		}
+		exchange(t, tc.want, cs, ss, cc, sc, []byte(tc.text))
+	}
+	// With no fallback, Send fails.
+	cs, _, _, _ := pair(t, Config{Algorithms: []codec.Algorithm{codec.M2M}}, Config{}, Lines)
+	if _, err := cs.Send([]byte("plain")); !errors.Is(err, codec.ErrInvalidInput) {
+		t.Errorf("no fallback: %v", err)
+	}
 }
