@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/jsonscan"
@@ -338,12 +337,11 @@ func (d *Decoder) appendPayload(dst, payload []byte, at int, h *Header) ([]byte,
 		dst = append(dst, payload...)
 	}
 	text := dst[start:]
-	if !utf8.Valid(text) {
-		return dst[:start], errorf(ErrMalformed, "payload", at, "decoded text is not valid UTF-8")
-	}
 	if got := crc.Checksum(text); got != h.CRC {
 		return dst[:start], errorf(ErrIntegrity, "crc32", at-4, "checksum %08x, frame says %08x", got, h.CRC)
 	}
+	// The scan checks UTF-8 too: JSON outside strings is ASCII, and it
+	// validates strings as utf8.Valid does.
 	if err := jsonscan.Scan(text, lim.json(), &d.fields); err != nil {
 		return dst[:start], wrap(ErrMalformed, "payload", at, fmt.Errorf("decoded text is not JSON: %w", err))
 	}
