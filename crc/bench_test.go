@@ -13,7 +13,7 @@ import (
 	"github.com/m2m-go/m2m/internal/cpu/cputest"
 )
 
-var benchSizes = []int{16, 32, 64, 128, 256, 512, 1 << 10, 4 << 10, 64 << 10, 1 << 20}
+var benchSizes = []int{1, 4, 8, 15, 16, 32, 64, 128, 192, 256, 384, 512, 768, 1000, 1 << 10, 4 << 10, 64 << 10, 1 << 20}
 
 func sizeName(n int) string {
 	switch {
@@ -33,21 +33,25 @@ func BenchmarkChecksum(b *testing.B) {
 	for i := range buf {
 		buf[i] = byte(r.Uint32())
 	}
-	cputest.Bench(b, "crc", func(b *testing.B) {
+	sizes := func(b *testing.B, checksum func([]byte) uint32) {
 		for _, n := range benchSizes {
 			b.Run("size="+sizeName(n), func(b *testing.B) {
 				p := buf[:n]
 				b.SetBytes(int64(n))
 				var sum uint32
 				for b.Loop() {
-					sum += Checksum(p)
+					sum += checksum(p)
 				}
 				if sum == 1 {
 					b.Log(sum) // keep sum alive
 				}
 			})
 		}
-	})
+	}
+	// The baseline: hash/crc32 itself, which the stdlib kernel uses only
+	// where it is faster than ours.
+	b.Run("impl=hash-crc32", func(b *testing.B) { sizes(b, crc32.ChecksumIEEE) })
+	cputest.Bench(b, "crc", func(b *testing.B) { sizes(b, Checksum) })
 }
 
 // corpusRecords returns the lines of the corpus named by M2M_CORPUS, or nil.

@@ -8,17 +8,9 @@ DATA crcFold128<>+0(SB)/8, $0x00000001751997d0
 DATA crcFold128<>+8(SB)/8, $0x00000000ccaa009e
 GLOBL crcFold128<>(SB), RODATA|NOPTR, $16
 
-DATA crcFold64<>+0(SB)/8, $0x0000000163cd6124
-DATA crcFold64<>+8(SB)/8, $0x0000000000000000
-GLOBL crcFold64<>(SB), RODATA|NOPTR, $16
-
-DATA crcBarrett<>+0(SB)/8, $0x00000001db710641
-DATA crcBarrett<>+8(SB)/8, $0x00000001f7011641
+DATA crcBarrett<>+0(SB)/8, $0xb4e5b025f7011641
+DATA crcBarrett<>+8(SB)/8, $0x00000001db710641
 GLOBL crcBarrett<>(SB), RODATA|NOPTR, $16
-
-DATA crcMask32<>+0(SB)/8, $0x00000000ffffffff
-DATA crcMask32<>+8(SB)/8, $0x0000000000000000
-GLOBL crcMask32<>(SB), RODATA|NOPTR, $16
 
 DATA crcShuffle<>+0(SB)/1, $0x80
 DATA crcShuffle<>+1(SB)/1, $0x80
@@ -196,21 +188,14 @@ updateAVX512_tail:
 	VPXOR      X2, X1, X1
 
 updateAVX512_reduce:
-	VMOVDQU    crcMask32<>+0(SB), X2
 	VPCLMULQDQ $0x10, X0, X1, X0
 	VPSRLDQ    $0x08, X1, X1
 	VPXOR      X0, X1, X1
-	VPAND      X2, X1, X0
-	VPSRLDQ    $0x04, X1, X1
-	VPCLMULQDQ $0x00, crcFold64<>+0(SB), X0, X0
+	VMOVDQU    crcBarrett<>+0(SB), X2
+	VPCLMULQDQ $0x00, X2, X1, X0
+	VPCLMULQDQ $0x10, X2, X0, X0
 	VPXOR      X0, X1, X1
-	VMOVDQU    crcBarrett<>+0(SB), X3
-	VPAND      X2, X1, X0
-	VPCLMULQDQ $0x10, X3, X0, X0
-	VPAND      X2, X0, X0
-	VPCLMULQDQ $0x00, X3, X0, X0
-	VPXOR      X0, X1, X1
-	VPEXTRD    $0x01, X1, AX
+	VPEXTRD    $0x02, X1, AX
 	NOTL       AX
 	MOVL       AX, ret+32(FP)
 	VZEROUPPER
@@ -397,21 +382,14 @@ updateAVX2_tail:
 	VPXOR      X2, X1, X1
 
 updateAVX2_reduce:
-	VMOVDQU    crcMask32<>+0(SB), X2
 	VPCLMULQDQ $0x10, X0, X1, X0
 	VPSRLDQ    $0x08, X1, X1
 	VPXOR      X0, X1, X1
-	VPAND      X2, X1, X0
-	VPSRLDQ    $0x04, X1, X1
-	VPCLMULQDQ $0x00, crcFold64<>+0(SB), X0, X0
+	VMOVDQU    crcBarrett<>+0(SB), X2
+	VPCLMULQDQ $0x00, X2, X1, X0
+	VPCLMULQDQ $0x10, X2, X0, X0
 	VPXOR      X0, X1, X1
-	VMOVDQU    crcBarrett<>+0(SB), X3
-	VPAND      X2, X1, X0
-	VPCLMULQDQ $0x10, X3, X0, X0
-	VPAND      X2, X0, X0
-	VPCLMULQDQ $0x00, X3, X0, X0
-	VPXOR      X0, X1, X1
-	VPEXTRD    $0x01, X1, AX
+	VPEXTRD    $0x02, X1, AX
 	NOTL       AX
 	MOVL       AX, ret+32(FP)
 	VZEROUPPER

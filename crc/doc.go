@@ -7,8 +7,12 @@
 // fastest path starts at 1 KiB, so this package adds its own kernels:
 // carry-less-multiply folding over 512-bit (AVX-512 VPCLMULQDQ) or 256-bit
 // (AVX2 VPCLMULQDQ) vectors on amd64, and PMULL on arm64. hash/crc32 is
-// registered as a kernel too, and below each kernel's measured break-even
-// size the dispatcher hands the input to it. The pure-Go twin in
+// registered as a kernel too. Each kernel takes only the sizes where it
+// measures fastest: on amd64 the folding kernels from 16 bytes, the
+// generic code below that (hash/crc32's call overhead makes it slower
+// there) and, on CPUs without VPCLMULQDQ, hash/crc32 from 64 bytes; on
+// arm64 PMULL from 256 bytes and hash/crc32's CRC32 instructions below
+// (an estimate: no arm64 machine was at hand to measure). The pure-Go twin in
 // crc_generic.go (slicing-by-8) is compiled everywhere and is what the
 // tests hold every kernel to, together with hash/crc32 itself.
 //

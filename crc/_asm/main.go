@@ -45,18 +45,22 @@ func xpow(n int) uint32 {
 // product of two reflected values comes out one bit short).
 func k(n int) uint64 { return uint64(bits.Reverse32(xpow(n))) << 1 }
 
-// barrettMu is floor(x^64 / P), reflected over 33 bits: the multiplier of
-// the Barrett reduction that ends every kernel.
-func barrettMu() uint64 {
-	// Long division in normal order; the dividend x^64 needs 65 bits, so
-	// its top bit lives in hi.
+// quotient returns floor(x^n / P), n <= 96, in normal bit order: the
+// multiplier of a Barrett reduction.
+func quotient(n int) uint64 {
+	// Long division over a 128-bit remainder (hi, lo).
 	p := uint64(1<<32 | poly)
-	hi, lo := uint64(1), uint64(0)
+	hi, lo := uint64(0), uint64(0)
+	if n >= 64 {
+		hi = 1 << (n - 64)
+	} else {
+		lo = 1 << n
+	}
 	var q uint64
-	for i := 64; i >= 32; i-- {
+	for i := n; i >= 32; i-- {
 		var bit uint64
-		if i == 64 {
-			bit = hi
+		if i >= 64 {
+			bit = hi >> (i - 64) & 1
 		} else {
 			bit = lo >> i & 1
 		}
@@ -64,14 +68,18 @@ func barrettMu() uint64 {
 			continue
 		}
 		q |= 1 << (i - 32)
-		if i == 64 {
-			hi ^= 1
-			lo ^= p << 32 // bits 32..63 of P<<32; bit 64 went into hi
+		// Subtract P * x^(i-32).
+		sh := i - 32
+		if sh < 64 {
+			lo ^= p << sh
+			if sh > 31 {
+				hi ^= p >> (64 - sh)
+			}
 		} else {
-			lo ^= p << (i - 32)
+			hi ^= p << (sh - 64)
 		}
 	}
-	return reflect33(q)
+	return q
 }
 
 // reflect33 reverses the low 33 bits of v.
@@ -89,7 +97,8 @@ func checkConstants() {
 	}{
 		{k(4*128 + 32), 0x154442bd4}, {k(4*128 - 32), 0x1c6e41596},
 		{k(128 + 32), 0x1751997d0}, {k(128 - 32), 0x0ccaa009e}, {k(64), 0x163cd6124},
-		{pReflected(), 0x1db710641}, {barrettMu(), 0x1f7011641},
+		{pReflected(), 0x1db710641}, {reflect33(quotient(64)), 0x1f7011641},
+		{bits.Reverse64(quotient(95)), 0xb4e5b025f7011641},
 	} {
 		if c.got != c.want {
 			panic(fmt.Sprintf("constant %#x, want %#x", c.got, c.want))
@@ -130,15 +139,13 @@ func main() {
 }
 
 type consts struct {
-	k128, k64, barrett, mask32, shuf Mem
+	k128, barrett, shuf Mem
 }
 
 func sharedConsts() consts {
 	c := consts{
 		k128:    pairs("crcFold128", [][2]uint64{foldPair(128)}),
-		k64:     pairs("crcFold64", [][2]uint64{{k(64), 0}}),
-		barrett: pairs("crcBarrett", [][2]uint64{{pReflected(), barrettMu()}}),
-		mask32:  pairs("crcMask32", [][2]uint64{{0xffffffff, 0}}),
+		barrett: pairs("crcBarrett", [][2]uint64{{bits.Reverse64(quotient(95)), pReflected()}}),
 	}
 	// Byte-shift shuffles for the last partial block: loading 16 bytes at
 	// offset r gives "shift left by 16-r bytes", at 16+r "shift right by r";
@@ -367,27 +374,28 @@ func kernel(name string, width int, c consts) {
 		fold(x, k128, b)
 	}
 
-	// 128 bits to 32: fold the low qword onto the high one (96 bits left),
-	// then the low 32 bits onto the rest (64 left), then Barrett.
+	// 128 bits to 32. Register bit t of x holds the coefficient of
+	// x^(127-t). Folding the low qword H by x^96 mod P onto the high one L
+	// leaves V = H*(x^96 mod P) + L*x^32, of degree < 96, with bit t
+	// holding x^(95-t): V1 = floor(V/x^32) in the low qword, V0 in bits
+	// 64-95. Barrett then needs two products: the quotient
+	// q = floor(V1*mu/x^63), mu = floor(x^95/P) (exact for deg V < 96),
+	// which lands in the low qword of the product with mu reflected over
+	// 64 bits, and the low 32 terms of q*P, which land in bits 64-95 with
+	// P reflected over 33 bits, next to V0. (The CRC is V mod P =
+	// V0 + (q*P mod x^32); zlib's and Intel's reductions take four
+	// products, this one three, as Linux's crc-pclmul template does.)
 	Label(l("reduce"))
 	{
-		t, m := XMM(), XMM()
-		VMOVDQU(c.mask32, m)
-		VPCLMULQDQ(U8(0x10), k128, x, t) // x.lo * k(96)
+		t, kb := XMM(), XMM()
+		VPCLMULQDQ(U8(0x10), k128, x, t) // H * (x^96 mod P)
 		VPSRLDQ(U8(8), x, x)
 		VPXOR(t, x, x)
-		VPAND(m, x, t)
-		VPSRLDQ(U8(4), x, x)
-		VPCLMULQDQ(U8(0x00), c.k64, t, t) // low 32 bits * k(64)
-		VPXOR(t, x, x)
-		kb := XMM()
 		VMOVDQU(c.barrett, kb)
-		VPAND(m, x, t)
-		VPCLMULQDQ(U8(0x10), kb, t, t) // * mu
-		VPAND(m, t, t)
-		VPCLMULQDQ(U8(0x00), kb, t, t) // * P
+		VPCLMULQDQ(U8(0x00), kb, x, t) // q = V1 * mu
+		VPCLMULQDQ(U8(0x10), kb, t, t) // q * P
 		VPXOR(t, x, x)
-		VPEXTRD(U8(1), x, crc)
+		VPEXTRD(U8(2), x, crc)
 	}
 	NOTL(crc)
 	Store(crc, ReturnIndex(0))
