@@ -33,6 +33,12 @@ func HasMagic(p []byte) bool {
 	return len(p) >= len(magic) && string(p[:len(magic)]) == string(magic[:])
 }
 
+// IsCutMagic reports whether p, the whole of a file, is a container's
+// magic cut short: a container truncated inside its first 8 bytes.
+func IsCutMagic(p []byte) bool {
+	return len(p) > 0 && len(p) < len(magic) && string(p) == string(magic[:len(p)])
+}
+
 // Block types.
 const (
 	TypeRecords = 0x01

@@ -43,6 +43,9 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 		_, err := out.Write(p)
 		return err
 	}
+	if container.IsCutMagic(head) {
+		return fmt.Errorf("%w: the file ends inside the container's magic", container.ErrTruncated)
+	}
 	if !container.HasMagic(head) {
 		return ordered(ctx, n, 2*n,
 			func(ctx context.Context, emit func(*batch) error) error {

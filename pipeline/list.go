@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -60,6 +61,9 @@ func List(ctx context.Context, r io.Reader) (*Listing, error) {
 	in := bufio.NewReaderSize(r, 1<<16)
 	head, _ := in.Peek(8)
 	var h codec.Header
+	if container.IsCutMagic(head) {
+		return nil, fmt.Errorf("%w: the file ends inside the container's magic", container.ErrTruncated)
+	}
 	if !container.HasMagic(head) {
 		l.Format = FormatLines
 		dec, _ := codec.NewDecoder()

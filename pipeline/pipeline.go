@@ -97,7 +97,7 @@ type Options struct {
 	Security codec.Security
 	Key      []byte
 	Codec    []codec.Option
-	Batch    int // bytes of input per batch; default 1 MiB
+	Batch    int // bytes of input per batch; default 256 KiB
 
 	lineLimit int // tests: the longest line kept in one record
 }
@@ -113,7 +113,7 @@ func (o Options) batch() int {
 	if o.Batch > 0 {
 		return o.Batch
 	}
-	return 1 << 20
+	return 256 << 10
 }
 
 func (o Options) codecOptions() []codec.Option {

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/internal/cpu"
+	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/pipeline"
+	"github.com/m2m-go/m2m/tokenizer"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// benchRow is one way of compressing the corpus.
+type benchRow struct {
+	name string
+	opts pipeline.Options
+}
+
+var benchRows = []benchRow{
+	{"container, auto (M2M v1 frames)", pipeline.Options{}},
+	{"container, brotli", pipeline.Options{Algorithm: pipeline.Brotli}},
+	{"container, tokennative (cl100k)", pipeline.Options{Algorithm: pipeline.TokenNative}},
+	{"lines, auto (wire strings)", pipeline.Options{Format: pipeline.FormatLines}},
+	{"lines, m2m (wire strings)", pipeline.Options{Format: pipeline.FormatLines, Algorithm: pipeline.M2M}},
+}
+
+// runBench is "m2m-batch bench": every format on a corpus, one worker each
+// (MB/s per core), then the default with every worker, then the kernels of
+// this machine one by one.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("m2m-batch bench", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	corpus := fs.String("corpus", "", "JSONL `FILE` to measure (default: the embedded sample)")
+	budget := fs.Duration("time", 500*time.Millisecond, "time to spend on each measurement (at least 3 runs)")
+	workers := fs.IntP("threads", "T", 0, "workers for the parallel row (0: all cores)")
+	help := fs.BoolP("help", "h", false, "print this help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
+		return exitUsage
+	}
+	if *help {
+		fmt.Fprint(stderr, "Usage: m2m-batch bench [OPTIONS]\n\nCompress a corpus with every format and measure the kernels of this machine.\n\nOptions:\n")
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	data, what := sample.JSONL(), "the embedded sample (internal/sample)"
+	if *corpus != "" {
+		var err error
+		if data, err = os.ReadFile(*corpus); err != nil {
+			fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
+			return exitError
+		}
+		what = *corpus
+	}
+	w := *workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	fmt.Fprintf(stdout, "corpus:  %s: %d bytes, %d lines\n", what, len(data), bytes.Count(data, []byte{'\n'}))
+	fmt.Fprintf(stdout, "CPU:     %s, %d logical CPUs, GOMAXPROCS %d\n", cpu.Model(), runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(stdout, "         features: %s\n", strings.Join(cpu.Features(), " "))
+	fmt.Fprintf(stdout, "build:   %s\n\n", versionLine())
+
+	const rowFormat = "%-34s %7v %6v %14v %16v\n"
+	fmt.Fprintf(stdout, rowFormat, "format", "workers", "ratio", "compress MB/s", "decompress MB/s")
+	row := func(name string, o pipeline.Options) error {
+		var packed bytes.Buffer
+		c, err := measure(ctx, *budget, len(data), func() error {
+			packed.Reset()
+			return pipeline.Compress(ctx, bytes.NewReader(data), &packed, o, nil)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		var back bytes.Buffer
+		d, err := measure(ctx, *budget, len(data), func() error {
+			back.Reset()
+			return pipeline.Decompress(ctx, bytes.NewReader(packed.Bytes()), &back, o, nil)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if !bytes.Equal(back.Bytes(), data) {
+			return fmt.Errorf("%s: does not round-trip", name)
+		}
+		fmt.Fprintf(stdout, rowFormat, name, o.Workers, fmt.Sprintf("%.2f", ratioOf(int64(len(data)), int64(packed.Len()))),
+			fmt.Sprintf("%.1f", c), fmt.Sprintf("%.1f", d))
+		return nil
+	}
+	for _, r := range benchRows {
+		o := r.opts
+		o.Workers = 1
+		if err := row(r.name, o); err != nil {
+			fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
+			return exitError
+		}
+	}
+	if w > 1 {
+		if err := row(benchRows[0].name, pipeline.Options{Workers: w}); err != nil {
+			fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
+			return exitError
+		}
+	}
+	fmt.Fprintln(stdout, "\nMB/s are of the JSONL (uncompressed) bytes; the median of at least 3 runs.")
+
+	fmt.Fprintln(stdout, "\nkernels (* selected; MB/s, median):")
+	if err := benchKernels(ctx, stdout, data, *budget); err != nil {
+		fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// measure runs f at least three times and for at least budget, and returns
+// the median speed in MB/s of n bytes a run.
+func measure(ctx context.Context, budget time.Duration, n int, f func() error) (float64, error) {
+	var runs []time.Duration
+	start := time.Now()
+	for len(runs) < 3 || time.Since(start) < budget {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		t := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		runs = append(runs, time.Since(t))
+	}
+	slices.Sort(runs)
+	return float64(n) / 1e6 / runs[len(runs)/2].Seconds(), nil
+}
+
+// benchKernels times each available kernel of crc (checksums of the
+// corpus' lines, as the codec computes them) and varint (the corpus'
+// cl100k token ids, encoded and decoded), restoring the selection after.
+func benchKernels(ctx context.Context, w io.Writer, data []byte, budget time.Duration) error {
+	lines := bytes.SplitAfter(data, []byte{'\n'})
+	var sums []uint32
+	err := eachKernel(w, "crc", func() (string, error) {
+		s, err := measure(ctx, budget, len(data), func() error {
+			sums = crc.AppendChecksums(sums[:0], lines)
+			return nil
+		})
+		return fmt.Sprintf("%.0f", s), err
+	})
+	if err != nil {
+		return err
+	}
+
+	tok, err := tokenizer.Get(tokenizer.Cl100kBase)
+	if err != nil {
+		return err
+	}
+	text := data[:min(len(data), 256<<10)]
+	ids, err := tok.AppendEncode(nil, text)
+	if err != nil {
+		return err
+	}
+	var enc []byte
+	var dec []uint32
+	return eachKernel(w, "varint", func() (string, error) {
+		enc = varint.AppendUvarints(enc[:0], ids)
+		e, err := measure(ctx, budget, len(enc), func() error {
+			enc = varint.AppendUvarints(enc[:0], ids)
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		d, err := measure(ctx, budget, len(enc), func() error {
+			dec, err = varint.DecodeUvarints(dec[:0], enc)
+			return err
+		})
+		return fmt.Sprintf("encode %.0f, decode %.0f", e, d), err
+	})
+}
+
+// eachKernel selects each available kernel of pkg in turn and prints what
+// f measures with it.
+func eachKernel(w io.Writer, pkg string, f func() (string, error)) error {
+	chosen := cpu.Selected(pkg)
+	defer cpu.Select(pkg, chosen)
+	for _, k := range cpu.List(pkg) {
+		mark := " "
+		if k.Name == chosen {
+			mark = "*"
+		}
+		if !k.Available {
+			fmt.Fprintf(w, "  %-7s %s%-12s not available here\n", pkg, mark, k.Name)
+			continue
+		}
+		if err := cpu.Select(pkg, k.Name); err != nil {
+			return err
+		}
+		s, err := f()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  %-7s %s%-12s %s\n", pkg, mark, k.Name, s)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+// Command m2m-batch compresses, decompresses, tests and lists corpora of
+// logged LLM API traffic (JSONL, one request or response a line), in the
+// manner of zstd:
+//
+//	m2m-batch [OPTIONS] [FILE...]     compress each FILE to FILE.m2m
+//	m2m-batch -d [OPTIONS] [FILE...]  decompress FILE.m2m to FILE
+//	m2m-batch -t [FILE...]            test integrity
+//	m2m-batch -l [FILE...]            list records, formats and models
+//	m2m-batch bench [OPTIONS]         measure every format on a corpus
+//
+// With no FILE, or "-", it reads standard input and writes standard output.
+// Input files are kept unless --rm is given; existing outputs are not
+// overwritten without -f; compressed data is not written to a terminal.
+// Output goes to a temporary file renamed into place when complete, so an
+// error or Ctrl-C (exit status 130) leaves no partial file behind. Exit
+// status 1 means some file failed; each failure is reported on stderr.
+//
+// Every line of the input comes back byte for byte: lines that are not
+// JSON, blank lines, CRLF endings, invalid UTF-8 and lines over the
+// protocol's 16 MiB message limit are stored raw and counted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+
+	"github.com/m2m-go/m2m/internal/cpu"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130 // 128 + SIGINT, as shells report it
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole program, with its streams given, so tests can run it in
+// process as well as through the built binary.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// After the first interrupt, a second one kills at once.
+		<-ctx.Done()
+		stop()
+	}()
+
+	if len(args) > 0 && args[0] == "bench" {
+		return runBench(ctx, args[1:], stdout, stderr)
+	}
+	cfg, err := parseArgs(args, stderr)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "m2m-batch: %v\nTry 'm2m-batch --help'.\n", err)
+		return exitUsage
+	}
+	if cfg.version {
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
+	}
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "m2m-batch: %v\n", err)
+			return exitError
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "m2m-batch: %v\n", err)
+			return exitError
+		}
+		defer pprof.StopCPUProfile()
+	}
+	t := &tool{cfg: cfg, stdin: stdin, stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel()}))}
+	status := t.runAll(ctx)
+	if cfg.memProfile != "" {
+		if err := writeMemProfile(cfg.memProfile); err != nil {
+			fmt.Fprintf(stderr, "m2m-batch: %v\n", err)
+			status = max(status, exitError)
+		}
+	}
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	return status
+}
+
+func writeMemProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// versionLine names the build, the Go release and the kernels selected on
+// this machine.
+func versionLine() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return fmt.Sprintf("m2m-batch %s (%s %s/%s; kernels %s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, kernels())
+}
+
+// kernels lists the kernel each accelerated package selected, e.g.
+// "varint=avx512vbmi2 crc=avx512".
+func kernels() string {
+	var parts []string
+	for _, pkg := range []string{"varint", "crc"} {
+		parts = append(parts, pkg+"="+cpu.Selected(pkg))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,468 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// The end-to-end tests run the built binary against temporary files, as a
+// user would.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "m2m-batch-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "m2m-batch")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building m2m-batch: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what one run of the binary did.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// m2m runs the binary in dir with stdin (nil: empty) and returns what it did.
+func m2m(t *testing.T, dir string, stdin []byte, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("running m2m-batch %v: %v", args, err)
+	}
+	return r
+}
+
+// ok runs the binary and fails the test unless it exits with 0.
+func ok(t *testing.T, dir string, stdin []byte, args ...string) result {
+	t.Helper()
+	r := m2m(t, dir, stdin, args...)
+	if r.code != 0 {
+		t.Fatalf("m2m-batch %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return r
+}
+
+// fails runs the binary, wants exit status code, and returns stderr.
+func fails(t *testing.T, dir string, code int, stdin []byte, args ...string) string {
+	t.Helper()
+	r := m2m(t, dir, stdin, args...)
+	if r.code != code {
+		t.Fatalf("m2m-batch %s: exit %d, want %d\n%s", strings.Join(args, " "), r.code, code, r.stderr)
+	}
+	return r.stderr
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// noTemporaries fails if dir holds a temporary output file.
+func noTemporaries(t *testing.T, dir string) {
+	t.Helper()
+	tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if len(tmp) > 0 {
+		t.Errorf("temporary files left behind: %v", tmp)
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	write(t, filepath.Join(dir, "s.jsonl"), data)
+
+	r := ok(t, dir, nil, "s.jsonl")
+	if !strings.Contains(r.stderr, "450 records") || r.stdout != "" {
+		t.Errorf("summary %q, stdout %q", r.stderr, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.jsonl")); err != nil {
+		t.Errorf("input not kept: %v", err)
+	}
+	if r := ok(t, dir, nil, "-t", "s.jsonl.m2m"); !strings.Contains(r.stderr, "OK, 450 records") {
+		t.Errorf("-t said %q", r.stderr)
+	}
+	r = ok(t, dir, nil, "-l", "s.jsonl.m2m")
+	for _, want := range []string{"container, 450 records, 450 lines", "m2m 450", "request 246", "response 131", "gpt-4.1"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-l output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	// -d writes FILE from FILE.m2m, and refuses to overwrite it.
+	if msg := fails(t, dir, exitError, nil, "-d", "s.jsonl.m2m"); !strings.Contains(msg, "already exists") {
+		t.Errorf("overwrite refused with %q", msg)
+	}
+	if err := os.Rename(filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "orig.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, dir, nil, "-d", "s.jsonl.m2m")
+	if !bytes.Equal(read(t, filepath.Join(dir, "s.jsonl")), data) {
+		t.Fatal("-d did not give back the input")
+	}
+	// -f overwrites; -o names the output; -c writes stdout.
+	ok(t, dir, nil, "-f", "-d", "s.jsonl.m2m")
+	ok(t, dir, nil, "-d", "-o", "o.jsonl", "s.jsonl.m2m")
+	if !bytes.Equal(read(t, filepath.Join(dir, "o.jsonl")), data) {
+		t.Fatal("-o did not give back the input")
+	}
+	if r := ok(t, dir, nil, "-dc", "s.jsonl.m2m"); r.stdout != string(data) {
+		t.Fatal("-dc did not give back the input")
+	}
+	noTemporaries(t, dir)
+}
+
+func TestStdio(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	packed := ok(t, dir, data, "-q", "-T2", "-9").stdout
+	if r := ok(t, dir, []byte(packed), "-q", "-d"); r.stdout != string(data) || r.stderr != "" {
+		t.Fatalf("stdin round trip: %d bytes back, stderr %q", len(r.stdout), r.stderr)
+	}
+	// "-" is standard input too.
+	if r := ok(t, dir, []byte(packed), "-d", "-"); r.stdout != string(data) {
+		t.Fatal(`"-" round trip failed`)
+	}
+	// /dev/null is a character device but not a terminal.
+	if runtime.GOOS != "windows" {
+		ok(t, dir, data, "-q", "-o", os.DevNull, "-f")
+	}
+}
+
+func TestRemove(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.jsonl"), []byte(`{"model":"m","messages":[]}`+"\n"))
+	ok(t, dir, nil, "-q", "--rm", "a.jsonl")
+	if _, err := os.Stat(filepath.Join(dir, "a.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("--rm kept the input: %v", err)
+	}
+	ok(t, dir, nil, "-q", "-d", "--rm", "a.jsonl.m2m")
+	if _, err := os.Stat(filepath.Join(dir, "a.jsonl.m2m")); !os.IsNotExist(err) {
+		t.Errorf("-d --rm kept the input: %v", err)
+	}
+	if got := string(read(t, filepath.Join(dir, "a.jsonl"))); got != `{"model":"m","messages":[]}`+"\n" {
+		t.Errorf("got back %q", got)
+	}
+}
+
+// nasty are inputs that must come back byte for byte.
+var nasty = map[string]string{
+	"empty":            "",
+	"blank lines":      "\n\n{\"a\":1}\n\n\n",
+	"crlf":             "{\"model\":\"m\",\"messages\":[]}\r\n{\"b\":2}\r\n\r\n",
+	"no final newline": "{\"a\":1}\n{\"model\":\"x\"}",
+	"not json":         "hello\n{\"a\":\n[1,2\nnull\n",
+	"invalid utf-8":    "{\"a\":\"\xff\xfe\"}\n\xc3\x28\n",
+	"lookalikes":       "#M2M|1|abc\n#TK|C|AAAA\n#M2M[v3.0]|DATA:\n",
+	"nul bytes":        "\x00\x00\n{\"a\":\"\\u0000\"}\n",
+}
+
+func TestNasty(t *testing.T) {
+	dir := t.TempDir()
+	for name, in := range nasty {
+		for _, alg := range []string{"auto", "m2m", "brotli", "tokennative"} {
+			packed := ok(t, dir, []byte(in), "-q", "--verify", "--algorithm", alg).stdout
+			if got := ok(t, dir, []byte(packed), "-d").stdout; got != in {
+				t.Errorf("%s, %s: got back %q", name, alg, got)
+			}
+		}
+	}
+}
+
+// TestHugeLines: a line over the protocol's 16 MiB limit is stored raw (in
+// pieces), reported, and comes back.
+func TestHugeLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 34 MiB of lines")
+	}
+	dir := t.TempDir()
+	json16 := `{"pad":"` + strings.Repeat("x", 16<<20-10) + `"}` // exactly 16 MiB: one frame
+	in := json16 + "\n" + strings.Repeat("y", 17<<20) + "\n" + `{"a":1}`
+	write(t, filepath.Join(dir, "big.jsonl"), []byte(in))
+	r := ok(t, dir, nil, "big.jsonl")
+	if !strings.Contains(r.stderr, "over a limit") {
+		t.Errorf("the long line was not reported: %q", r.stderr)
+	}
+	if got := ok(t, dir, nil, "-dc", "big.jsonl.m2m").stdout; got != in {
+		t.Fatalf("huge lines did not come back (%d bytes of %d)", len(got), len(in))
+	}
+}
+
+func TestGzipInput(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	write(t, filepath.Join(dir, "s.jsonl.gz"), gz.Bytes())
+	ok(t, dir, nil, "-q", "s.jsonl.gz")
+	if got := ok(t, dir, nil, "-dc", "s.jsonl.gz.m2m").stdout; got != string(data) {
+		t.Fatal("gzip input did not decompress to its JSONL")
+	}
+}
+
+func TestLines(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	write(t, filepath.Join(dir, "s.jsonl"), data)
+	ok(t, dir, nil, "-q", "--format=lines", "-o", "s.lines", "s.jsonl")
+	lines := read(t, filepath.Join(dir, "s.lines"))
+	if !bytes.HasPrefix(lines, []byte("#")) || bytes.Count(lines, []byte("\n")) != 450 {
+		t.Errorf("not one wire string a line: %.40q", lines)
+	}
+	if got := ok(t, dir, nil, "-dc", "s.lines").stdout; got != string(data) {
+		t.Fatal("lines did not come back")
+	}
+	if r := ok(t, dir, nil, "-l", "s.lines"); !strings.Contains(r.stdout, "lines, 450 records") {
+		t.Errorf("-l of a lines file: %q", r.stdout)
+	}
+	// A bad line is reported by its number.
+	at := bytes.Index(lines, []byte("\n#M2M|1|")) + len("\n#M2M|1|")
+	bad := slices.Concat(lines[:at], []byte("!"), lines[at:])
+	write(t, filepath.Join(dir, "bad.lines"), bad)
+	want := fmt.Sprintf("line %d:", bytes.Count(lines[:at], []byte("\n"))+1)
+	if msg := fails(t, dir, exitError, nil, "-t", "bad.lines"); !strings.Contains(msg, want) {
+		t.Errorf("bad line reported as %q, want %q", msg, want)
+	}
+}
+
+func TestCorrupted(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	write(t, filepath.Join(dir, "s.jsonl"), data)
+	ok(t, dir, nil, "-q", "s.jsonl")
+	packed := read(t, filepath.Join(dir, "s.jsonl.m2m"))
+
+	for _, at := range []int{len(packed) / 3, len(packed) / 2, len(packed) - 40} {
+		bad := bytes.Clone(packed)
+		bad[at] ^= 0x10
+		write(t, filepath.Join(dir, "bad.m2m"), bad)
+		msg := fails(t, dir, exitError, nil, "-t", "bad.m2m")
+		if !strings.Contains(msg, "bad.m2m:") || !strings.Contains(msg, "record") && !strings.Contains(msg, "offset") {
+			t.Errorf("flip at %d: -t said %q, which names no record or offset", at, msg)
+		}
+		fails(t, dir, exitError, nil, "-d", "-o", "out.jsonl", "bad.m2m")
+		if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); !os.IsNotExist(err) {
+			t.Errorf("flip at %d: partial output left: %v", at, err)
+		}
+	}
+	// (An empty file is an empty lines file, which is valid.)
+	for _, n := range []int{1, 7, 8, 12, 100, len(packed) / 2, len(packed) - 1} {
+		write(t, filepath.Join(dir, "cut.m2m"), packed[:n])
+		fails(t, dir, exitError, nil, "-t", "cut.m2m")
+		fails(t, dir, exitError, nil, "-d", "-o", "out.jsonl", "cut.m2m")
+		if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); !os.IsNotExist(err) {
+			t.Errorf("cut at %d: partial output left", n)
+		}
+	}
+	noTemporaries(t, dir)
+}
+
+func TestSecurity(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()[:200000]
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	data = append(data, "not json, sealed raw\n"...)
+	write(t, filepath.Join(dir, "s.jsonl"), data)
+	write(t, filepath.Join(dir, "hex.key"), []byte(strings.Repeat("0123456789abcdef", 4)+"\n"))
+	write(t, filepath.Join(dir, "raw.key"), bytes.Repeat([]byte{7}, 32))
+	write(t, filepath.Join(dir, "short.key"), bytes.Repeat([]byte{7}, 31))
+	for _, mode := range []string{"hmac", "aead"} {
+		out := "s." + mode + ".m2m"
+		ok(t, dir, nil, "-q", "--security", mode, "--key-file", "hex.key", "-o", out, "s.jsonl")
+		ok(t, dir, nil, "-t", "--security", mode, "--key-file", "hex.key", out)
+		if got := ok(t, dir, nil, "-dc", "--security", mode, "--key-file", "hex.key", out).stdout; got != string(data) {
+			t.Fatalf("%s: round trip failed", mode)
+		}
+		// Without the key, with the wrong key, or expecting less.
+		fails(t, dir, exitError, nil, "-t", out)
+		fails(t, dir, exitError, nil, "-t", "--security", mode, "--key-file", "raw.key", out)
+		if r := ok(t, dir, nil, "-l", out); !strings.Contains(r.stdout, mode) {
+			t.Errorf("-l does not show %s: %q", mode, r.stdout)
+		}
+	}
+	// An AEAD reader refuses HMAC frames: a downgrade.
+	fails(t, dir, exitError, nil, "-t", "--security", "aead", "--key-file", "hex.key", "s.hmac.m2m")
+	// Keys of the wrong length, and missing keys, are usage errors.
+	if msg := fails(t, dir, exitUsage, nil, "--security", "hmac", "--key-file", "short.key", "s.jsonl"); !strings.Contains(msg, "32") {
+		t.Errorf("short key: %q", msg)
+	}
+	fails(t, dir, exitUsage, nil, "--security", "aead", "s.jsonl")
+	// Secured lines files hold frames only: a line that is not JSON is an
+	// error there, named by its number.
+	if msg := fails(t, dir, exitError, nil, "-q", "--format=lines", "--security", "hmac", "--key-file", "raw.key", "-o", "j.lines", "s.jsonl"); !strings.Contains(msg, "not JSON") {
+		t.Errorf("secured lines of a file with a non-JSON line: %q", msg)
+	}
+	write(t, filepath.Join(dir, "j.jsonl"), data[:len(data)-len("not json, sealed raw\n")])
+	ok(t, dir, nil, "-q", "--format=lines", "--security", "hmac", "--key-file", "raw.key", "-o", "j.lines", "j.jsonl")
+	if got := ok(t, dir, nil, "-dc", "--security", "hmac", "--key-file", "raw.key", "j.lines").stdout; got != string(data[:len(data)-len("not json, sealed raw\n")]) {
+		t.Error("secured lines did not come back")
+	}
+	fails(t, dir, exitError, nil, "-t", "j.lines")
+}
+
+func TestUsage(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.jsonl"), []byte("{}\n"))
+	for _, args := range [][]string{
+		{"-d", "-t"},
+		{"-12"},
+		{"--algorithm", "zip"},
+		{"--format", "csv"},
+		{"-T", "-1"},
+		{"-c", "-o", "x", "a.jsonl"},
+		{"-o", "x", "a.jsonl", "a.jsonl"},
+		{"--tokenizer", "gpt2"},
+		{"--no-such-flag"},
+	} {
+		fails(t, dir, exitUsage, nil, args...)
+	}
+	if msg := fails(t, dir, exitError, nil, "-d", "a.jsonl"); !strings.Contains(msg, "suffix") {
+		t.Errorf("-d on an unknown suffix: %q", msg)
+	}
+	// A missing file fails, and the others are still done.
+	write(t, filepath.Join(dir, "b.jsonl"), []byte("{}\n"))
+	fails(t, dir, exitError, nil, "-q", "missing.jsonl", "b.jsonl")
+	if _, err := os.Stat(filepath.Join(dir, "b.jsonl.m2m")); err != nil {
+		t.Errorf("the good file after the missing one: %v", err)
+	}
+	if r := ok(t, dir, nil, "-V"); !strings.HasPrefix(r.stdout, "m2m-batch ") || !strings.Contains(r.stdout, "crc=") {
+		t.Errorf("-V said %q", r.stdout)
+	}
+	if r := ok(t, dir, nil, "--help"); !strings.Contains(r.stderr, "--decompress") {
+		t.Errorf("--help said %q", r.stderr)
+	}
+}
+
+// TestInterrupt: Ctrl-C while compressing from a pipe that stays open
+// exits with 130 and leaves no output.
+func TestInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "-o", "out.m2m")
+	cmd.Dir = dir
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	in.Write(sample.JSONL())
+	// Wait until the output file exists: the tool is under way.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if tmp, _ := filepath.Glob(filepath.Join(dir, ".out.m2m.*.tmp")); len(tmp) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("after SIGINT: %v, want exit %d\n%s", err, exitInterrupted, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.m2m")); !os.IsNotExist(err) {
+		t.Errorf("output exists after the interrupt: %v", err)
+	}
+	noTemporaries(t, dir)
+}
+
+// TestCorpus round-trips the corpus named by M2M_CORPUS.
+func TestCorpus(t *testing.T) {
+	path := os.Getenv("M2M_CORPUS")
+	if path == "" {
+		t.Skip("M2M_CORPUS not set")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ok(t, dir, nil, "-q", "-o", "c.m2m", abs)
+	ok(t, dir, nil, "-t", "c.m2m")
+	ok(t, dir, nil, "-q", "-d", "-o", "c.jsonl", "c.m2m")
+	if !bytes.Equal(read(t, filepath.Join(dir, "c.jsonl")), read(t, abs)) {
+		t.Fatal("the corpus did not come back byte for byte")
+	}
+}
+
+// TestTerminal: compressed data is not written to a terminal without -f;
+// text is.
+func TestTerminal(t *testing.T) {
+	defer func(f func(any) bool) { isTerminal = f }(isTerminal)
+	isTerminal = func(any) bool { return true }
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-q"}, strings.NewReader("{}\n"), &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "terminal") || stdout.Len() > 0 {
+		t.Errorf("compressing to a terminal: exit %d, stderr %q, %d bytes out", code, stderr.String(), stdout.Len())
+	}
+	stderr.Reset()
+	if code := run([]string{"-q", "-f"}, strings.NewReader("{}\n"), &stdout, &stderr); code != exitOK || stdout.Len() == 0 {
+		t.Errorf("-f: exit %d, stderr %q", code, stderr.String())
+	}
+	for _, args := range [][]string{{"-q", "--format=lines"}, {"-q", "-d"}} {
+		in := "{}\n"
+		if args[1] == "-d" {
+			in = "#M2M[v3.0]|DATA:CwGAe30DAw==\n"
+		}
+		stdout.Reset()
+		if code := run(args, strings.NewReader(in), &stdout, &stderr); code != exitOK || stdout.Len() == 0 {
+			t.Errorf("%v to a terminal: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/pipeline"
+)
+
+// Progress: on a terminal, a status line redrawn a few times a second;
+// otherwise (a log file, a CI job) a plain log line now and then, so logs
+// stay readable. -q turns both off.
+const (
+	redrawEvery = 200 * time.Millisecond
+	logEvery    = 10 * time.Second
+)
+
+// progress reports one file's progress until stop.
+type progress struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+func (p *progress) stop() {
+	if p.done != nil {
+		close(p.done)
+		p.wg.Wait()
+	}
+}
+
+// startProgress starts reporting on the work of one file whose input has
+// size bytes (-1: unknown) and is read through read.
+func (t *tool) startProgress(name string, size int64, read *readCounter, st *pipeline.Stats) *progress {
+	p := &progress{}
+	if t.cfg.verbosity < 0 || t.cfg.mode == modeList {
+		return p
+	}
+	tty := isTerminal(t.stderr)
+	every := logEvery
+	if tty {
+		every = redrawEvery
+	}
+	p.done = make(chan struct{})
+	start := time.Now()
+	p.wg.Go(func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.done:
+				if tty {
+					fmt.Fprint(t.stderr, "\r\x1b[K")
+				}
+				return
+			case <-tick.C:
+			}
+			elapsed := time.Since(start)
+			in := read.n.Load()
+			if tty {
+				fmt.Fprintf(t.stderr, "\r%s\x1b[K", statusLine(name, in, size, st, elapsed))
+				continue
+			}
+			t.log.Info("progress", "file", name, "read", in, "size", size,
+				"records", st.Records.Load(), "bytes_in", st.BytesIn.Load(), "bytes_out", st.BytesOut.Load(),
+				"elapsed", elapsed.Round(time.Second))
+		}
+	})
+	return p
+}
+
+// statusLine is the terminal status: bytes read (of how many), records,
+// speed, ratio and, when the size is known, the time left.
+func statusLine(name string, read, size int64, st *pipeline.Stats, elapsed time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", name, mb(read))
+	if size >= 0 {
+		fmt.Fprintf(&b, " / %s (%d%%)", mb(size), percent(read, size))
+	}
+	fmt.Fprintf(&b, ", %d records, %.1f MB/s", st.Records.Load(), rate(read, elapsed))
+	if in, out := st.BytesIn.Load(), st.BytesOut.Load(); in > 0 && out > 0 {
+		fmt.Fprintf(&b, ", ratio %.2f", ratioOf(in, out))
+	}
+	if size > 0 && read > 0 && read < size {
+		left := time.Duration(float64(elapsed) * float64(size-read) / float64(read))
+		fmt.Fprintf(&b, ", ETA %s", left.Round(time.Second))
+	}
+	return b.String()
+}
+
+func percent(a, b int64) int64 {
+	if b <= 0 {
+		return 100
+	}
+	return a * 100 / b
+}
+
+// ratioOf is the larger of in and out over the smaller, the way compression
+// ratios are quoted: decompression reports the same ratio as compression.
+func ratioOf(in, out int64) float64 {
+	if in == 0 || out == 0 {
+		return 0
+	}
+	if in < out {
+		in, out = out, in
+	}
+	return float64(in) / float64(out)
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / 1e6 / d.Seconds()
+}
+
+// summary prints the one line that ends each file's work, and with -v the
+// counts behind it.
+func (t *tool) summary(name, outName string, read *readCounter, st *pipeline.Stats, d time.Duration) {
+	if outName == "" {
+		outName = "(stdout)"
+	}
+	in, out := st.BytesIn.Load(), st.BytesOut.Load()
+	recs := st.Records.Load()
+	w := t.stderr
+	switch t.cfg.mode {
+	case modeCompress:
+		fmt.Fprintf(w, "%s: %s => %s (ratio %.2f), %s; %d records%s in %.2fs, %.1f MB/s\n",
+			name, mb(in), mb(out), ratioOf(in, out), outName, recs, rawNote(st), d.Seconds(), rate(in, d))
+	case modeDecompress:
+		fmt.Fprintf(w, "%s: %s => %s, %s; %d records in %.2fs, %.1f MB/s\n",
+			name, mb(read.n.Load()), mb(out), outName, recs, d.Seconds(), rate(out, d))
+	case modeTest:
+		fmt.Fprintf(w, "%s: OK, %d records, %d lines, %s compressed, checked in %.2fs\n",
+			name, recs, st.Lines.Load(), mb(read.n.Load()), d.Seconds())
+	}
+	if t.cfg.verbosity > 0 {
+		fmt.Fprintf(w, "  records by encoding:%s\n", encodingCounts(func(e container.Encoding) int64 { return st.Encodings[e].Load() }))
+		if t.cfg.mode == modeCompress {
+			fmt.Fprintf(w, "  kept raw: blank %d, not UTF-8 %d, not JSON %d, over a limit %d, not tokenizable %d; passed through as text %d\n",
+				st.Blank.Load(), st.NotUTF8.Load(), st.NotJSON.Load(), st.OverLimit.Load(), st.NotTokenizable.Load(), st.Passthrough.Load())
+			fmt.Fprintf(w, "  workers %s, kernels %s\n", workersOf(t.cfg.opts), kernels())
+		}
+	}
+}
+
+// rawNote says how many lines were kept raw, and why, if any were.
+func rawNote(st *pipeline.Stats) string {
+	why := []struct {
+		n    int64
+		what string
+	}{
+		{st.Blank.Load(), "blank"},
+		{st.NotUTF8.Load(), "not UTF-8"},
+		{st.NotJSON.Load(), "not JSON"},
+		{st.OverLimit.Load(), "over a limit"},
+		{st.NotTokenizable.Load(), "not tokenizable"},
+	}
+	var parts []string
+	var total int64
+	for _, w := range why {
+		if w.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", w.n, w.what))
+			total += w.n
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d kept raw: %s)", total, strings.Join(parts, ", "))
+}
+
+// encodingCounts formats nonzero counts by record encoding.
+func encodingCounts(count func(container.Encoding) int64) string {
+	var b strings.Builder
+	for e := container.Raw; e <= container.SealedRaw; e++ {
+		if n := count(e); n > 0 {
+			fmt.Fprintf(&b, " %v %d", e, n)
+		}
+	}
+	if b.Len() == 0 {
+		return " none"
+	}
+	return b.String()
+}
+
+func workersOf(o pipeline.Options) string {
+	if o.Workers == 0 {
+		return "all cores"
+	}
+	return fmt.Sprint(o.Workers)
+}
+
+// printListing writes what -l found in one file.
+func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) {
+	fmt.Fprintf(w, "%s: %s, %d records, %d lines", name, l.Format, l.Records, l.Lines)
+	if l.Bytes > 0 {
+		fmt.Fprintf(w, ", %s => %s (ratio %.2f)", mb(l.Bytes), mb(l.Compressed), ratioOf(l.Bytes, l.Compressed))
+	} else {
+		fmt.Fprintf(w, ", %s", mb(l.Compressed))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  encodings:%s\n", encodingCounts(func(e container.Encoding) int64 { return l.Encodings[e] }))
+	if len(l.Schemas) > 0 {
+		fmt.Fprintf(w, "  schemas:%s\n", counts(l.Schemas, sortedByCount(l.Schemas), 0))
+		fmt.Fprintf(w, "  security:%s\n", counts(l.Secured, sortedByCount(l.Secured), 0))
+		limit := 10
+		if verbosity > 0 {
+			limit = 0
+		}
+		fmt.Fprintf(w, "  models:%s\n", counts(l.Models, l.ModelsByCount(), limit))
+	}
+}
+
+// counts formats name-count pairs in the given order, the first limit of
+// them (0: all) and the rest as one "others" count.
+func counts(m map[string]int64, order []string, limit int) string {
+	var b strings.Builder
+	var others int64
+	for i, k := range order {
+		if limit > 0 && i >= limit {
+			others += m[k]
+			continue
+		}
+		if k == "" {
+			k = `""`
+		}
+		fmt.Fprintf(&b, " %s %d", k, m[k])
+	}
+	if others > 0 {
+		fmt.Fprintf(&b, " (others %d)", others)
+	}
+	return b.String()
+}
+
+func sortedByCount(m map[string]int64) []string {
+	l := pipeline.Listing{Models: m}
+	return l.ModelsByCount()
+}
