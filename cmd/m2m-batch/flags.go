@@ -108,7 +108,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVarP(&keep, "keep", "k", true, "keep input files (the default)")
 	fs.BoolVar(&c.rm, "rm", false, "remove input files after success")
 	fs.BoolVarP(&c.force, "force", "f", false, "overwrite outputs; write compressed data to a terminal")
-	fs.IntVarP(&workers, "threads", "T", 0, "worker `N`umber (0: all cores)")
+	fs.IntVarP(&workers, "threads", "T", 0, "use `N` workers (0: all cores)")
 	fs.IntVar(&level, "level", 5, "Brotli quality 0-11 (also -0 ... -11)")
 	fs.StringVar(&format, "format", "container", "output `format`: container or lines (one wire string per line)")
 	fs.StringVar(&algorithm, "algorithm", "auto", "record `encoding`: auto, m2m, tokennative or brotli")
