@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -313,4 +314,39 @@ func randomWords(n int) string {
 		b.WriteByte(' ')
 	}
 	return b.String()[:n]
+}
+
+func TestAppendHeaderMatchesFrame(t *testing.T) {
+	enc, _ := NewEncoder()
+	for _, text := range []string{
+		`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"max_tokens":5}`,
+		`{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o","choices":[{"finish_reason":"stop","message":{"role":"assistant","content":"` + strings.Repeat("x", 200) + `"}}],"usage":{"prompt_tokens":3,"completion_tokens":4}}`,
+		`[1,2,3]`,
+	} {
+		hdr, err := enc.AppendHeader(nil, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, _ := enc.AppendFrame(nil, []byte(text))
+		if !bytes.HasPrefix(frame[len(prefixM2M):], hdr) {
+			t.Errorf("%.40s: header %x is not the frame's", text, hdr)
+		}
+		var h, want Header
+		if err := ParseHeaderBytes(&h, hdr); err != nil {
+			t.Fatal(err)
+		}
+		if err := ParseHeader(&want, frame); err != nil {
+			t.Fatal(err)
+		}
+		want.PayloadLen, want.CRC = 0, 0
+		if !reflect.DeepEqual(h, want) {
+			t.Errorf("%.40s: parsed %+v, want %+v", text, h, want)
+		}
+		if err := ParseHeaderBytes(&h, append(hdr, 0)); err == nil {
+			t.Error("a header with a byte after it parsed")
+		}
+	}
+	if _, err := enc.AppendHeader(nil, []byte(`{"a":`)); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("not JSON: %v", err)
+	}
 }

@@ -347,3 +347,29 @@ func (d *Decoder) appendPayload(dst, payload []byte, at int, h *Header) ([]byte,
 	}
 	return dst, nil
 }
+
+// AppendHeader appends the M2M v1 header (fixed and variable, as in a
+// frame after its #M2M|1| prefix) that AppendFrame would give the JSON
+// text, without compressing anything: what an archive keeps readable for
+// each record. It fails like AppendFrame if text is not JSON within the
+// limits.
+func (e *Encoder) AppendHeader(dst, text []byte) ([]byte, error) {
+	if err := e.scan(text); err != nil {
+		return dst, err
+	}
+	if len(text) >= compressThreshold {
+		e.h.Flags |= FlagCompressed
+	}
+	return appendHeader(dst, &e.h)
+}
+
+// ParseHeaderBytes reads a header written by AppendHeader into h, checking
+// it as ParseHeader does and that it fills hdr exactly. Model and ID alias
+// hdr.
+func ParseHeaderBytes(h *Header, hdr []byte) error {
+	n, err := parseHeader(h, hdr)
+	if err == nil && n != len(hdr) {
+		err = errorf(ErrMalformed, "header_len", len(prefixM2M), "%d bytes of header, %d given", n, len(hdr))
+	}
+	return err
+}

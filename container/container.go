@@ -166,6 +166,14 @@ func (b *BlockBuilder) Block() []byte {
 	return finishBlock(b.buf, TypeRecords, b.records)
 }
 
+// AppendBlock appends a block of type typ holding records records, with
+// body, to dst: how packages that define their own block bodies (archive)
+// make blocks for Writer.Write.
+func AppendBlock(dst []byte, typ byte, records int, body []byte) []byte {
+	buf := append(make([]byte, maxBlockHeader, maxBlockHeader+len(body)+4), body...)
+	return append(dst, finishBlock(buf, typ, records)...)
+}
+
 // finishBlock writes the header of the block whose body starts at
 // buf[maxBlockHeader:] right before the body, appends the CRC, and returns
 // the block.

@@ -25,7 +25,7 @@
 // Block types:
 //
 //	0x01 records: body = record*, one per line (or piece of a line)
-//	0x02 archive: reserved for archive blocks (see package archive)
+//	0x02 archive: a block of an archive, or its directory (package archive)
 //	0xFF index:   body = uvarint blocks, then per block: uvarint offset
 //	              delta (from the previous block, the first from 0),
 //	              uvarint records, uvarint lines, uvarint bytes (of the

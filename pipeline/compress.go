@@ -85,6 +85,9 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 	if o.Security != codec.SecurityNone && (o.Algorithm == Brotli || o.Algorithm == TokenNative) {
 		return fmt.Errorf("pipeline: %v records cannot be sealed; a secured corpus holds M2M frames and sealed raw lines (algorithm auto or m2m)", o.Algorithm)
 	}
+	if o.Archive {
+		return compressArchive(ctx, r, countingWriter{w, st}, o, st)
+	}
 	n := o.workers()
 	pool := &workerPool[compressor]{state: make([]*compressor, n), make: func() (*compressor, error) { return newCompressor(o, st) }}
 	out := countingWriter{w, st}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 )
@@ -13,14 +14,27 @@ import (
 // decompressor is one worker's state.
 type decompressor struct {
 	dec     *codec.Decoder
+	adec    *archive.Decoder // made on the first archive block
 	st      *Stats
 	secured bool // every record must be sealed
 }
 
 // blockJob is a container block on its way to a worker.
 type blockJob struct {
-	body  []byte
-	first int64 // number of its first record
+	typ    byte
+	body   []byte
+	first  int64 // number of its first record
+	offset int64 // of the block in the file
+}
+
+// decoded is what a worker makes of a block: lines, or an archive block
+// unpacked for the consumer to expand in order.
+type decoded struct {
+	out    []byte
+	u      *archive.Unpacked
+	dir    []byte // an archive's directory block
+	first  int64
+	offset int64
 }
 
 // Decompress reads a compressed corpus from r, a container file or a file
@@ -61,7 +75,9 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 				return d.lines(b)
 			}, consume)
 	}
-	return ordered(ctx, n, 2*n,
+	var ar archiveReader
+	var buf []byte
+	err := ordered(ctx, n, 2*n,
 		func(ctx context.Context, emit func(blockJob) error) error {
 			cr, err := container.NewReader(in)
 			if err != nil {
@@ -75,22 +91,48 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 				if err != nil {
 					return err
 				}
-				if b.Type != container.TypeRecords {
-					return fmt.Errorf("block at offset %d: archive blocks need archive mode support, not in this build", b.Offset)
+				if b.Type != container.TypeRecords && b.Type != container.TypeArchive {
+					return fmt.Errorf("block at offset %d: %w: unknown block type %#02x", b.Offset, container.ErrCorrupt, b.Type)
+				}
+				if b.Type == container.TypeArchive && o.Security != codec.SecurityNone {
+					return fmt.Errorf("block at offset %d: %w: an archive is not sealed, and this run requires sealed records", b.Offset, codec.ErrIntegrity)
 				}
 				st.BytesIn.Add(int64(len(b.Body)))
-				if err := emit(blockJob{body: append([]byte(nil), b.Body...), first: b.First}); err != nil {
+				if err := emit(blockJob{typ: b.Type, body: append([]byte(nil), b.Body...), first: b.First, offset: b.Offset}); err != nil {
 					return err
 				}
 			}
 		},
-		func(i int, j blockJob) ([]byte, error) {
+		func(i int, j blockJob) (decoded, error) {
 			d, err := pool.get(i)
 			if err != nil {
-				return nil, err
+				return decoded{}, err
 			}
-			return d.block(j)
-		}, consume)
+			if j.typ == container.TypeArchive {
+				if d.adec == nil {
+					if d.adec, err = archive.NewDecoder(); err != nil {
+						return decoded{}, err
+					}
+				}
+				return unpackArchive(d.adec, j)
+			}
+			out, err := d.block(j)
+			return decoded{out: out}, err
+		},
+		func(d decoded) error {
+			if d.u == nil && d.dir == nil {
+				return consume(d.out)
+			}
+			var err error
+			if buf, err = ar.expand(buf[:0], d, st); err != nil {
+				return err
+			}
+			return consume(buf)
+		})
+	if err == nil && len(ar.entries) > 0 && !ar.dirSeen {
+		err = fmt.Errorf("%w: an archive without its directory block", archive.ErrCorrupt)
+	}
+	return err
 }
 
 // Test decodes a compressed corpus as Decompress does, and checks every

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 )
@@ -21,6 +22,7 @@ type Listing struct {
 	Bytes      int64 // of the original input, when the file says (containers)
 	Compressed int64 // bytes of the file
 	Encodings  [5]int64
+	Archived   int64            // records in archive blocks (their headers are counted below)
 	Schemas    map[string]int64 // M2M v1 records by schema
 	Models     map[string]int64 // M2M v1 records by model
 	Secured    map[string]int64 // M2M v1 records by security mode
@@ -47,6 +49,11 @@ func (l *Listing) add(enc container.Encoding, frame []byte, h *codec.Header) {
 	if enc != container.M2M || codec.ParseHeader(h, frame) != nil {
 		return
 	}
+	l.countHeader(h)
+}
+
+// countHeader counts a record's M2M v1 header.
+func (l *Listing) countHeader(h *codec.Header) {
 	l.Schemas[h.Schema.String()]++
 	l.Models[string(h.Model)]++
 	l.Secured[h.Security.String()]++
@@ -97,6 +104,7 @@ func List(ctx context.Context, r io.Reader) (*Listing, error) {
 		l.Lines = st.Lines.Load()
 		return l, err
 	}
+	var adec *archive.Decoder
 	cr, err := container.NewReader(countingReader{in, &l.Compressed})
 	if err != nil {
 		return nil, err
@@ -111,6 +119,28 @@ func List(ctx context.Context, r io.Reader) (*Listing, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if b.Type == container.TypeArchive {
+			if archive.IsDirectory(b.Body) {
+				continue
+			}
+			if adec == nil {
+				if adec, err = archive.NewDecoder(); err != nil {
+					return nil, err
+				}
+			}
+			err = adec.EachIndex(b.Body, func(r archive.RecIndex) error {
+				l.Records++
+				l.Archived++
+				if r.Header != nil && codec.ParseHeaderBytes(&h, r.Header) == nil {
+					l.countHeader(&h)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("block at offset %d: %w", b.Offset, err)
+			}
+			continue
 		}
 		err = b.Each(func(rec container.Record) error {
 			l.add(rec.Encoding, rec.Data, &h)

@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 )
@@ -97,7 +98,13 @@ type Options struct {
 	Security codec.Security
 	Key      []byte
 	Codec    []codec.Option
-	Batch    int // bytes of input per batch; default 256 KiB
+	Batch    int // bytes of input per batch; default 256 KiB (archives: 8 MiB)
+	// Archive writes an archive instead of per-record messages: blocks
+	// compressed as a unit, with JSON values that repeat across the corpus
+	// stored once (package archive). Algorithm, Quality and Format do not
+	// apply; Security is refused.
+	Archive        bool
+	ArchiveOptions archive.Options
 
 	lineLimit int // tests: the longest line kept in one record
 }

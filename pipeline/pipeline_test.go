@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -306,5 +307,37 @@ func TestTokenNative(t *testing.T) {
 			t.Errorf("%v: lines: %d TokenNative lines, output %.20q", enc, st.Encodings[container.TokenNative].Load(), packed.Bytes())
 		}
 		roundTrip(t, []byte(in), o)
+	}
+}
+
+func TestArchive(t *testing.T) {
+	for name, in := range nasty {
+		t.Run(name, func(t *testing.T) {
+			roundTrip(t, []byte(in), Options{Archive: true, lineLimit: 4096, Batch: 64})
+		})
+	}
+	in := sample.JSONL()
+	packed := roundTrip(t, in, Options{Archive: true, Batch: 128 << 10})
+	plain := roundTrip(t, in, Options{})
+	if len(packed)*2 > len(plain) {
+		t.Errorf("archive of %d bytes, per-record container of %d", len(packed), len(plain))
+	}
+	l, err := List(context.Background(), bytes.NewReader(packed))
+	if err != nil || l.Archived != l.Records || l.Records != int64(bytes.Count(in, []byte{'\n'})) || len(l.Models) == 0 {
+		t.Errorf("List: %+v, %v", l, err)
+	}
+	for _, cut := range []int{len(packed) - 1, len(packed) - 60, len(packed) / 2, 13} {
+		err := Test(context.Background(), bytes.NewReader(packed[:cut]), Options{}, nil)
+		if !errors.Is(err, container.ErrTruncated) && !errors.Is(err, container.ErrCorrupt) {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
+	bad := bytes.Clone(packed)
+	bad[len(bad)/3] ^= 0x40
+	if err := Test(context.Background(), bytes.NewReader(bad), Options{}, nil); err == nil || !strings.Contains(err.Error(), "record") {
+		t.Errorf("flipped bit: %v", err)
+	}
+	if err := Compress(context.Background(), bytes.NewReader(in), io.Discard, Options{Archive: true, Security: codec.SecurityHMAC, Key: make([]byte, 32)}, nil); err == nil {
+		t.Error("a sealed archive was written")
 	}
 }

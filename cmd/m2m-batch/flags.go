@@ -110,6 +110,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVarP(&c.force, "force", "f", false, "overwrite outputs; write compressed data to a terminal")
 	fs.IntVarP(&workers, "threads", "T", 0, "use `N` workers (0: all cores)")
 	fs.IntVar(&level, "level", 5, "Brotli quality 0-11 (also -0 ... -11)")
+	fs.BoolVar(&c.opts.Archive, "archive", false, "archive: blocks compressed as a unit, repeated JSON values stored once (smaller, needs the whole block to read a record)")
 	fs.StringVar(&format, "format", "container", "output `format`: container or lines (one wire string per line)")
 	fs.StringVar(&algorithm, "algorithm", "auto", "record `encoding`: auto, m2m, tokennative or brotli")
 	fs.StringVar(&tok, "tokenizer", "cl100k", "TokenNative `tokenizer`: cl100k, o200k or llama3")
@@ -196,6 +197,16 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.opts.Security, err = parseSecurity(security); err != nil {
 		return nil, err
+	}
+	if c.opts.Archive {
+		switch {
+		case c.mode != modeCompress:
+			return nil, errors.New("--archive is for compression: -d, -t and -l read archives as they are")
+		case c.opts.Security != codec.SecurityNone:
+			return nil, errors.New("--archive and --security exclude each other: an archive's blocks are not sealed")
+		case fs.Changed("format") || fs.Changed("algorithm") || fs.Changed("level"):
+			return nil, errors.New("--archive sets its own layout: --format, --algorithm and --level do not apply")
+		}
 	}
 	switch {
 	case c.opts.Security != codec.SecurityNone && keyFile == "":

@@ -205,7 +205,12 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 		fmt.Fprintf(w, ", %s", mb(l.Compressed))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  encodings:%s\n", encodingCounts(func(e container.Encoding) int64 { return l.Encodings[e] }))
+	if l.Archived > 0 {
+		fmt.Fprintf(w, "  archive: %d records in blocks (headers from the block indexes)\n", l.Archived)
+	}
+	if l.Archived < l.Records {
+		fmt.Fprintf(w, "  encodings:%s\n", encodingCounts(func(e container.Encoding) int64 { return l.Encodings[e] }))
+	}
 	if len(l.Schemas) > 0 {
 		fmt.Fprintf(w, "  schemas:%s\n", counts(l.Schemas, sortedByCount(l.Schemas), 0))
 		fmt.Fprintf(w, "  security:%s\n", counts(l.Secured, sortedByCount(l.Secured), 0))

@@ -1,0 +1,152 @@
+package archive
+
+// maxDepth bounds the nesting the subtree scanner follows: a line nested
+// deeper is kept as text, whole.
+const maxDepth = 64
+
+// A node is one JSON value of a line: its byte span, and where the nodes
+// of its subtree end in the pre-order list (children follow their parent).
+type node struct {
+	start, end int32
+	skip       int32 // index of the first node after this one's subtree
+}
+
+// tree lists the values of the JSON text src in pre-order, keeping only
+// those at least min bytes long (smaller ones stay in their parent's text),
+// the root (the whole of src) always first. It reports false if src is not one well-formed
+// value, optionally surrounded by whitespace. It checks structure
+// (brackets, strings, escapes), not the grammar of numbers and literals:
+// the archive stores the bytes themselves, and needs only spans that begin
+// and end where values do.
+func tree(dst []node, src []byte, min int) ([]node, bool) {
+	t := treeScan{src: src, nodes: dst[:0], min: int32(min)}
+	i := skipSpace(src, 0)
+	t.nodes = append(t.nodes, node{})
+	end := t.value(i, 0)
+	if end < 0 || skipSpace(src, end) != len(src) {
+		return t.nodes[:0], false
+	}
+	// The root spans the whole line, whitespace around the value included.
+	t.nodes[0] = node{start: 0, end: int32(len(src)), skip: int32(len(t.nodes))}
+	return t.nodes, true
+}
+
+type treeScan struct {
+	src   []byte
+	nodes []node
+	min   int32
+}
+
+// value returns the end of the value at src[i], or -1.
+func (t *treeScan) value(i, depth int) int {
+	src := t.src
+	if i >= len(src) {
+		return -1
+	}
+	switch src[i] {
+	case '"':
+		return stringEnd(src, i)
+	case '{', '[':
+		return t.container(i, depth)
+	}
+	j := i
+	for j < len(src) && !isDelim(src[j]) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// child scans a member value or element at src[i] and lists it if it is
+// long enough.
+func (t *treeScan) child(i, depth int) int {
+	at := len(t.nodes)
+	t.nodes = append(t.nodes, node{start: int32(i)})
+	end := t.value(i, depth)
+	if end < 0 {
+		return -1
+	}
+	if int32(end-i) < t.min {
+		// Too small to store by itself: so are all its children.
+		t.nodes = t.nodes[:at]
+		return end
+	}
+	t.nodes[at].end, t.nodes[at].skip = int32(end), int32(len(t.nodes))
+	return end
+}
+
+// stringEnd returns the end of the string starting at the quote src[i].
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
+func isDelim(c byte) bool {
+	return c == ',' || c == ']' || c == '}' || c == ':' || isSpace(c) || c == '"' || c == '{' || c == '['
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && isSpace(src[i]) {
+		i++
+	}
+	return i
+}
+
+// container returns the end of the object or array starting at src[i],
+// listing its member values or elements.
+func (t *treeScan) container(i, depth int) int {
+	src := t.src
+	if depth >= maxDepth {
+		return -1
+	}
+	open, close := src[i], byte(']')
+	if open == '{' {
+		close = '}'
+	}
+	j := skipSpace(src, i+1)
+	if j < len(src) && src[j] == close {
+		return j + 1
+	}
+	for {
+		if open == '{' {
+			if j >= len(src) || src[j] != '"' {
+				return -1
+			}
+			if j = stringEnd(src, j); j < 0 {
+				return -1
+			}
+			j = skipSpace(src, j)
+			if j >= len(src) || src[j] != ':' {
+				return -1
+			}
+			j = skipSpace(src, j+1)
+		}
+		end := t.child(j, depth+1)
+		if end < 0 {
+			return -1
+		}
+		j = skipSpace(src, end)
+		if j >= len(src) {
+			return -1
+		}
+		switch src[j] {
+		case ',':
+			j = skipSpace(src, j+1)
+		case close:
+			return j + 1
+		default:
+			return -1
+		}
+	}
+}
