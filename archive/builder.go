@@ -106,7 +106,7 @@ func (w *Builder) Add(b *Block, line []byte, continues, noNewline bool) {
 func (w *Builder) template(b *Block, dst, src []byte, n, depth int) []byte {
 	nodes := w.nodes
 	pos := nodes[n].start
-	for c := int(n) + 1; c < int(nodes[n].skip); c = int(nodes[c].skip) {
+	for c := n + 1; c < int(nodes[n].skip); c = int(nodes[c].skip) {
 		dst = append(dst, src[pos:nodes[c].start]...)
 		if id, ok := w.entry(b, src, c, depth); ok {
 			dst = varint.AppendUvarint(append(dst, refByte), id)

@@ -28,7 +28,7 @@ func (x *Expander) Block(u *Unpacked, each func(i int, r *RecIndex, line []byte)
 	}
 	s := x.s
 	s.beginBlock()
-	if uint32(h.firstEntry) != s.next() || h.firstEntry != int(s.next()) {
+	if h.firstEntry != int(s.next()) {
 		return corruptf("block's entries start at %d, expected %d", h.firstEntry, s.next())
 	}
 	st := u.store
@@ -105,7 +105,7 @@ func (s *store) expand(dst, tmpl []byte, limit int) ([]byte, error) {
 }
 
 // Entries returns the number of entries the block adds to the store.
-func (x *Expander) Entries(u *Unpacked) int { return u.head.entries }
+func (u *Unpacked) Entries() int { return u.head.entries }
 
 // AppendDirectory appends the body of an archive's directory block: the
 // number of entries each block adds, so that a reader can find the block

@@ -98,7 +98,7 @@ type archiveReader struct {
 	dirSeen bool
 }
 
-// unpack is a worker's part: decompress and parse an archive block.
+// unpackArchive is a worker's part: decompress and parse an archive block.
 func unpackArchive(d *archive.Decoder, j blockJob) (decoded, error) {
 	if archive.IsDirectory(j.body) {
 		return decoded{dir: j.body, first: j.first}, nil
@@ -138,7 +138,7 @@ func (a *archiveReader) expand(dst []byte, d decoded, st *Stats) ([]byte, error)
 	if err != nil {
 		return dst, fmt.Errorf("record %d (block at offset %d): %w", n, d.offset, err)
 	}
-	a.entries = append(a.entries, a.x.Entries(d.u))
+	a.entries = append(a.entries, d.u.Entries())
 	st.Records.Add(int64(len(d.u.Records)))
 	return dst, nil
 }
