@@ -130,14 +130,10 @@ func (w *Builder) entry(b *Block, src []byte, c, depth int) (uint32, bool) {
 	if !w.s.room(len(text)) {
 		return id, found // an old entry is still held until the next block
 	}
-	tmpl := w.scratch[depth][:0]
-	if found {
-		// Held in the old generation: a new entry that refers to it keeps
-		// it alive for as long as it is used.
-		tmpl = varint.AppendUvarint(append(tmpl, refByte), id)
-	} else {
-		tmpl = w.template(b, tmpl, src, c, depth+1)
-	}
+	// A value held in the old generation only is stored again, whole, so
+	// that what is still in use lives on and no entry refers to one of an
+	// older generation (a reader with random access follows no chains).
+	tmpl := w.template(b, w.scratch[depth][:0], src, c, depth+1)
 	w.scratch[depth] = tmpl
 	if !w.s.room(len(text)) {
 		return 0, false // its children took the room: the caller keeps the template

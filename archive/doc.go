@@ -37,14 +37,16 @@
 // The store is bounded. Writer and readers keep the text of the entries
 // that can still be referred to in two generations: at the start of each
 // block, if the current one holds gen_cap bytes or more, the older is
-// forgotten. A value found in the older generation is stored again as a
-// one-reference entry, so what is still in use lives on. A generation
-// holds at most 2*gen_cap bytes (32 MiB by default: at most 128 MiB of
-// entry text held, plus about 40 bytes an entry of index in the writer).
+// forgotten. A value found in the older generation only is stored again,
+// whole, so what is still in use lives on. A generation holds at most
+// 2*gen_cap bytes (32 MiB by default: at most 128 MiB of entry text held,
+// plus about 40 bytes an entry of index in the writer).
 //
-// Reading a record decodes its block, and the entries it refers to, which
-// may have been made in earlier blocks: the directory gives each block's
-// entry numbers so that a reader with random access can find them. (This
-// package reads archives in order; a random-access reader is still to
-// come.)
+// An entry refers only to entries of the values nested in it, made before
+// it: never to a copy of itself from an older generation, so references
+// form no chains longer than the JSON nesting. A Reader reads any record
+// by decoding its block's index and skeletons, and the store sections of
+// the blocks that made the entries it refers to (the directory says which
+// block made each entry); the Expander reads every record in order,
+// holding the store as the writer did.
 package archive

@@ -602,6 +602,9 @@ func (ix *Index) Block(i int) (*Block, error) {
 	return b, nil
 }
 
+// First returns the number of the first record of data block i.
+func (ix *Index) First(i int) int64 { return ix.entries[i].First }
+
 // Find returns the block holding record n (from 0).
 func (ix *Index) Find(n int64) (int, error) {
 	if n < 0 || n >= ix.Records {

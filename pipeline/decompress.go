@@ -146,31 +146,11 @@ func (d *decompressor) block(j blockJob) ([]byte, error) {
 	var out []byte
 	n := j.first
 	err := container.ParseRecords(j.body, func(rec container.Record) error {
-		if d.secured && rec.Encoding != container.M2M && rec.Encoding != container.SealedRaw {
-			// Frames are sealed (the decoder requires it), and so are
-			// sealed raw records; nothing else is.
-			return fmt.Errorf("record %d: %w: unsealed %v record in a secured corpus", n, codec.ErrIntegrity, rec.Encoding)
-		}
 		var err error
-		switch rec.Encoding {
-		case container.Raw:
-			out = append(out, rec.Data...)
-		case container.SealedRaw:
-			out, err = d.dec.AppendOpened(out, rec.Data)
-		case container.M2M:
-			out, err = d.dec.AppendFrame(out, nil, rec.Data)
-		case container.Brotli:
-			out, err = d.dec.AppendBrotli(out, rec.Data)
-		case container.TokenNative:
-			out, err = d.dec.AppendTokenNativeBinary(out, rec.Data)
-		}
-		if err != nil {
+		if out, err = appendRecord(out, d.dec, rec, d.secured); err != nil {
 			return fmt.Errorf("record %d: %w", n, err)
 		}
 		d.st.count(rec.Encoding)
-		if !rec.NoNewline {
-			out = append(out, '\n')
-		}
 		if !rec.Continues {
 			d.st.Lines.Add(1)
 		}
@@ -182,6 +162,33 @@ func (d *decompressor) block(j blockJob) ([]byte, error) {
 	}
 	d.st.Records.Add(n - j.first)
 	return out, nil
+}
+
+// appendRecord appends the line a container record holds, with its line
+// feed if the input had one. If secured, every record must be sealed.
+func appendRecord(dst []byte, dec *codec.Decoder, rec container.Record, secured bool) ([]byte, error) {
+	if secured && rec.Encoding != container.M2M && rec.Encoding != container.SealedRaw {
+		// Frames are sealed (the decoder requires it), and so are sealed
+		// raw records; nothing else is.
+		return dst, fmt.Errorf("%w: unsealed %v record in a secured corpus", codec.ErrIntegrity, rec.Encoding)
+	}
+	var err error
+	switch rec.Encoding {
+	case container.Raw:
+		dst = append(dst, rec.Data...)
+	case container.SealedRaw:
+		dst, err = dec.AppendOpened(dst, rec.Data)
+	case container.M2M:
+		dst, err = dec.AppendFrame(dst, nil, rec.Data)
+	case container.Brotli:
+		dst, err = dec.AppendBrotli(dst, rec.Data)
+	case container.TokenNative:
+		dst, err = dec.AppendTokenNativeBinary(dst, rec.Data)
+	}
+	if err == nil && !rec.NoNewline {
+		dst = append(dst, '\n')
+	}
+	return dst, err
 }
 
 // lines decodes wire strings, one per line.

@@ -1,0 +1,132 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/m2m-go/m2m/archive"
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
+)
+
+// A Reader reads single records of a container file by number, through
+// its index: a record costs one block read and decoded (in an archive,
+// also the store sections of the entries it refers to), not a pass over
+// the file. Not safe for concurrent use.
+type Reader struct {
+	ix      *container.Index
+	dec     *codec.Decoder
+	secured bool
+	ar      *archive.Reader // the file is an archive
+
+	// The records block read last, kept for the records read next.
+	last     int
+	lastBody []byte
+}
+
+// Open opens the container file ra, of size bytes, for reading records by
+// number. o gives the key of a secured corpus; an archive cannot be one.
+func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
+	ix, err := container.OpenIndex(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{ix: ix, secured: o.Security != codec.SecurityNone, last: -1}
+	if ix.Blocks() == 0 {
+		return r, nil
+	}
+	b, err := ix.Block(0)
+	if err != nil {
+		return nil, err
+	}
+	switch b.Type {
+	case container.TypeArchive:
+		if r.secured {
+			return nil, fmt.Errorf("%w: an archive is not sealed, and this run requires sealed records", codec.ErrIntegrity)
+		}
+		if r.ar, err = archive.NewReader(archiveSource{ix}); err != nil {
+			return nil, err
+		}
+	case container.TypeRecords:
+		if r.dec, err = codec.NewDecoder(o.codecOptions()...); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("block at offset %d: %w: unknown block type %#02x", b.Offset, container.ErrCorrupt, b.Type)
+	}
+	return r, nil
+}
+
+// Records returns the number of records in the file.
+func (r *Reader) Records() int64 { return r.ix.Records }
+
+// AppendRecord appends record n (from 0) to dst as it was in the input:
+// its bytes, then a line feed if one followed them. Records are lines, or
+// pieces of lines too long for one; in order, they are the input.
+func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
+	b, err := r.ix.Find(n)
+	if err != nil {
+		return dst, err
+	}
+	i := int(n - r.ix.First(b))
+	if r.ar != nil {
+		var rec archive.RecIndex
+		if dst, rec, err = r.ar.AppendRecord(dst, b, i); err != nil {
+			return dst, fmt.Errorf("record %d: %w", n, err)
+		}
+		if !rec.NoNewline {
+			dst = append(dst, '\n')
+		}
+		return dst, nil
+	}
+	if b != r.last {
+		blk, err := r.ix.Block(b)
+		if err != nil {
+			return dst, err
+		}
+		if blk.Type != container.TypeRecords {
+			return dst, fmt.Errorf("block at offset %d: %w: a block of type %#02x among records blocks", blk.Offset, container.ErrCorrupt, blk.Type)
+		}
+		r.last, r.lastBody = b, blk.Body
+	}
+	j := 0
+	var decErr error
+	err = container.ParseRecords(r.lastBody, func(rec container.Record) error {
+		if j++; j <= i {
+			return nil
+		}
+		dst, decErr = appendRecord(dst, r.dec, rec, r.secured)
+		return errFound
+	})
+	switch {
+	case err == errFound && decErr == nil:
+		return dst, nil
+	case err == errFound:
+		err = decErr
+	case err == nil:
+		err = fmt.Errorf("%w: the block holds %d records, the index says more", container.ErrCorrupt, j)
+	default:
+		r.last = -1
+	}
+	return dst, fmt.Errorf("record %d: %w", n, err)
+}
+
+// errFound stops a walk over a block's records at the one wanted.
+var errFound = errors.New("found")
+
+// archiveSource gives an archive.Reader the blocks of an archive file.
+type archiveSource struct{ ix *container.Index }
+
+func (s archiveSource) Blocks() int { return s.ix.Blocks() }
+
+func (s archiveSource) Body(i int) ([]byte, error) {
+	b, err := s.ix.Block(i)
+	if err != nil {
+		return nil, err
+	}
+	if b.Type != container.TypeArchive {
+		return nil, fmt.Errorf("block at offset %d: %w: a block of type %#02x in an archive", b.Offset, container.ErrCorrupt, b.Type)
+	}
+	return b.Body, nil
+}
