@@ -3,7 +3,11 @@ package archive
 import (
 	"bytes"
 	"container/list"
+	"io"
 	"sort"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/varint"
@@ -38,6 +42,21 @@ type Reader struct {
 	lru   list.List // of *rblock, most recent first
 	held  int       // bytes of sections the cache holds
 	refs  int       // references left for the record being read
+
+	// One section at a time is decoded as a stream, as far as reads have
+	// needed: a record near the start of a block, or an entry near the
+	// start of a store, costs the bytes before it, not the section.
+	zs        *zstd.Decoder
+	streaming *part
+}
+
+// A part is a section of a block, decoded from its start as far as reads
+// have needed.
+type part struct {
+	z       []byte // compressed
+	size    int    // decoded
+	buf     []byte // decoded so far
+	dropped bool   // its stream was given to another part: decode the rest at once
 }
 
 // readerCache bounds the decoded sections a Reader keeps.
@@ -47,14 +66,12 @@ const readerCache = 64 << 20
 type rblock struct {
 	i      int
 	head   blockHead
-	body   []byte
-	off    int        // where the compressed index starts in body
-	recs   []RecIndex // nil until the index is read
-	skelAt []int      // offset of each record's skeleton
-	skel   []byte
-	store  []byte
-	ends   []uint32 // end of each entry's template in store; start after its length
-	starts []uint32
+	recs   []RecIndex
+	skelAt []int // offset of each record's skeleton
+	skel   part
+	store  part
+	starts []uint32 // where each entry found so far starts in store.buf
+	ends   []uint32 // and ends
 	size   int
 }
 
@@ -82,11 +99,40 @@ func NewReader(src Source) (*Reader, error) {
 		}
 		first[i+1] = first[i] + c
 	}
-	dec, err := NewDecoder()
-	if err != nil {
-		return nil, err
+	d, _ := decoders.Get().(*readerDecoders)
+	if d == nil {
+		d = new(readerDecoders)
+		if d.dec, err = NewDecoder(); err != nil {
+			return nil, err
+		}
+		if d.zs, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSection),
+			zstd.WithDecoderMaxWindow(maxWindow)); err != nil {
+			return nil, err
+		}
 	}
-	return &Reader{src: src, first: first, dec: dec, cache: map[int]*list.Element{}}, nil
+	return &Reader{src: src, first: first, dec: d.dec, zs: d.zs, cache: map[int]*list.Element{}}, nil
+}
+
+// readerDecoders are a Reader's decoders, kept in decoders between Readers:
+// a zstd decoder's memory is costly to make, and a program that opens an
+// archive for each record it reads would make it for each.
+type readerDecoders struct {
+	dec *Decoder
+	zs  *zstd.Decoder
+}
+
+var decoders sync.Pool
+
+// Close lets go of the Reader's cache and gives its decoders to the next
+// Reader; it must not be used after. Closing is optional: an unclosed
+// Reader's memory is collected as any other.
+func (r *Reader) Close() {
+	if r.zs == nil {
+		return
+	}
+	r.zs.Reset(nil)
+	decoders.Put(&readerDecoders{r.dec, r.zs})
+	*r = Reader{}
 }
 
 // Blocks returns the number of archive blocks, the directory excluded.
@@ -112,14 +158,11 @@ func (r *Reader) AppendRecord(dst []byte, b, i int) ([]byte, RecIndex, error) {
 	if i < 0 || i >= len(k.recs) {
 		return dst, RecIndex{}, corruptf("record %d of a block of %d", i, len(k.recs))
 	}
-	if k.skel == nil {
-		if k.skel, err = r.dec.section(nil, k.body[k.off+k.head.indexZ+k.head.storeZ:], k.head.skelLen, "skeletons"); err != nil {
-			return dst, RecIndex{}, err
-		}
-		r.grow(k, len(k.skel))
+	if err := r.need(k, &k.skel, k.skelAt[i]+k.recs[i].SkelLen); err != nil {
+		return dst, RecIndex{}, err
 	}
 	rec := k.recs[i]
-	skel := k.skel[k.skelAt[i] : k.skelAt[i]+rec.SkelLen]
+	skel := k.skel.buf[k.skelAt[i] : k.skelAt[i]+rec.SkelLen]
 	start := len(dst)
 	if rec.Template {
 		r.refs = rec.LineLen + 1
@@ -183,39 +226,82 @@ func (r *Reader) entry(id uint32) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k.ends == nil {
-		if err := r.loadStore(k); err != nil {
+	j := int(id - r.first[b])
+	for len(k.ends) <= j {
+		// Find the next entry, decoding more of the store if need be.
+		off := 0
+		if len(k.ends) > 0 {
+			off = int(k.ends[len(k.ends)-1])
+		}
+		st := k.store.buf
+		n, m, err := varint.Uvarint(st[off:])
+		switch {
+		case err == nil && n > 0 && int(n) <= len(st)-off-m:
+			k.starts, k.ends = append(k.starts, uint32(off+m)), append(k.ends, uint32(off+m+int(n)))
+			continue
+		case err == nil && n == 0, err == varint.ErrOverflow, len(st) == k.store.size:
+			return nil, corruptf("store section of block %d: bad entry %d", b, len(k.ends))
+		}
+		want := len(st) + 1
+		if err == nil {
+			want = off + m + int(n)
+		}
+		if err := r.need(k, &k.store, want); err != nil {
 			return nil, err
 		}
 	}
-	j := id - r.first[b]
-	return k.store[k.starts[j]:k.ends[j]], nil
+	return k.store.buf[k.starts[j]:k.ends[j]], nil
 }
 
-// loadStore decodes block k's store section and finds its entries.
-func (r *Reader) loadStore(k *rblock) error {
-	h := &k.head
-	st, err := r.dec.section(nil, k.body[k.off+h.indexZ:k.off+h.indexZ+h.storeZ], h.storeLen, "store")
-	if err != nil {
+// need decodes part p of block k until it holds n bytes or more: on from
+// where its stream is, if the Reader's stream decoder is still on it;
+// else, the first time, from the start as a stream, and after that (its
+// stream lost to another part) all of it at once, so that no part is
+// decoded more than twice.
+func (r *Reader) need(k *rblock, p *part, n int) error {
+	if len(p.buf) >= n {
+		return nil
+	}
+	if n > p.size {
+		return corruptf("%d bytes needed of a section of %d", n, p.size)
+	}
+	have := len(p.buf)
+	defer func() { r.grow(k, len(p.buf)-have) }()
+	if p.dropped {
+		buf, err := r.dec.section(p.buf[:0], p.z, p.size, "section")
+		p.buf = buf
 		return err
 	}
-	starts, ends := make([]uint32, 0, h.entries), make([]uint32, 0, h.entries)
-	for off := 0; len(ends) < h.entries; {
-		n, m, err := varint.Uvarint(st[off:])
-		if err != nil || n == 0 || int(n) > len(st)-off-m {
-			return corruptf("store section of block %d: bad entry", k.i)
+	if r.streaming != p {
+		if r.streaming != nil {
+			r.streaming.dropped = true
 		}
-		off += m
-		starts, ends = append(starts, uint32(off)), append(ends, uint32(off+int(n)))
-		off += int(n)
+		if err := r.zs.Reset(bytes.NewReader(p.z)); err != nil {
+			return corruptf("section: %v", err)
+		}
+		r.streaming = p
+		if cap(p.buf) < p.size {
+			p.buf = make([]byte, 0, p.size)
+		}
+		p.buf = p.buf[:0]
 	}
-	if len(ends) > 0 && int(ends[len(ends)-1]) != len(st) || len(ends) == 0 && len(st) != 0 {
-		return corruptf("store section of block %d: bytes after its entries", k.i)
+	// Decode in steps of at least streamStep: each read of a stream has
+	// a cost of its own.
+	want := min(p.size, max(n, len(p.buf)+streamStep))
+	got, err := io.ReadFull(r.zs, p.buf[len(p.buf):want])
+	p.buf = p.buf[:len(p.buf)+got]
+	if err != nil {
+		r.streaming, p.dropped = nil, true
+		return corruptf("section cut short: %v", err)
 	}
-	k.store, k.starts, k.ends = st, starts, ends
-	r.grow(k, len(st)+8*len(ends))
+	if len(p.buf) == p.size {
+		r.streaming = nil
+	}
 	return nil
 }
+
+// streamStep is the least a stream is decoded by.
+const streamStep = 64 << 10
 
 // index returns block b with its index read, from the cache if it is there.
 func (r *Reader) index(b int) (*rblock, error) {
@@ -230,8 +316,9 @@ func (r *Reader) index(b int) (*rblock, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &rblock{i: b, body: body}
-	if k.off, err = parseHead(&k.head, body); err != nil {
+	k := &rblock{i: b}
+	off, err := parseHead(&k.head, body)
+	if err != nil {
 		return nil, err
 	}
 	h := &k.head
@@ -239,12 +326,13 @@ func (r *Reader) index(b int) (*rblock, error) {
 		return nil, corruptf("block %d makes entries %d to %d, the directory says %d to %d",
 			b, h.firstEntry, h.firstEntry+h.entries, r.first[b], r.first[b+1])
 	}
-	idx, err := r.dec.section(nil, body[k.off:k.off+h.indexZ], h.indexLen, "index")
+	idx, err := r.dec.section(nil, body[off:off+h.indexZ], h.indexLen, "index")
 	if err != nil {
 		return nil, err
 	}
 	skel := 0
 	err = eachIndex(h, idx, func(x RecIndex) error {
+		x.Header = nil // it would keep idx alive
 		k.recs = append(k.recs, x)
 		k.skelAt = append(k.skelAt, skel)
 		skel += x.SkelLen
@@ -253,8 +341,11 @@ func (r *Reader) index(b int) (*rblock, error) {
 	if err != nil {
 		return nil, err
 	}
+	off += h.indexZ
+	k.store = part{z: body[off : off+h.storeZ], size: h.storeLen}
+	k.skel = part{z: body[off+h.storeZ:], size: h.skelLen}
 	r.cache[b] = r.lru.PushFront(k)
-	r.grow(k, len(body)+len(idx)+48*len(k.recs))
+	r.grow(k, len(body)+72*len(k.recs))
 	return k, nil
 }
 

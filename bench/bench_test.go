@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"testing"
@@ -330,4 +331,96 @@ func TestRecordCodecsRoundTrip(t *testing.T) {
 		}
 	}
 	t.Logf("%d records, %d codecs, %v", len(recs), len(recordCodecs(t)), time.Since(start))
+}
+
+// BenchmarkArchive times archive mode (m2m-batch --archive) through the
+// pipeline with every core, as compare.sh times it from the command line.
+func BenchmarkArchive(b *testing.B) {
+	data := corpus(b)
+	n := bytes.Count(data, []byte{'\n'})
+	o := pipeline.Options{Archive: true}
+	var packed bytes.Buffer
+	if err := pipeline.Compress(context.Background(), bytes.NewReader(data), &packed, o, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("op=compress", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		var out bytes.Buffer
+		for b.Loop() {
+			out.Reset()
+			if err := pipeline.Compress(context.Background(), bytes.NewReader(data), &out, o, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(data))/float64(out.Len()), "ratio")
+		reportRecords(b, n)
+	})
+	b.Run("op=decompress", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := pipeline.Decompress(context.Background(), bytes.NewReader(packed.Bytes()), io.Discard, o, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRecords(b, n)
+	})
+}
+
+// BenchmarkArchiveRecord times reading one record, chosen at random, from
+// an archive: M2M_ARCHIVE (a file m2m-batch --archive wrote; see
+// README.md for the 1 GiB one), else the corpus archived in memory.
+// open=once keeps one pipeline.Reader, and so its cache of decoded
+// sections, across reads; open=each opens the file for every read, as a
+// command that prints one record would.
+func BenchmarkArchiveRecord(b *testing.B) {
+	var ra interface {
+		io.ReaderAt
+		Size() int64
+	}
+	if path := os.Getenv("M2M_ARCHIVE"); path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ra = io.NewSectionReader(f, 0, fi.Size())
+	} else {
+		var packed bytes.Buffer
+		if err := pipeline.Compress(context.Background(), bytes.NewReader(corpus(b)), &packed, pipeline.Options{Archive: true}, nil); err != nil {
+			b.Fatal(err)
+		}
+		ra = bytes.NewReader(packed.Bytes())
+	}
+	r, err := pipeline.Open(ra, ra.Size(), pipeline.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d bytes, %d records", ra.Size(), r.Records())
+	for _, each := range []bool{false, true} {
+		name := "open=once"
+		if each {
+			name = "open=each"
+		}
+		b.Run(name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var line []byte
+			for b.Loop() {
+				if each {
+					r.Close()
+					if r, err = pipeline.Open(ra, ra.Size(), pipeline.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if line, err = r.AppendRecord(line[:0], rng.Int64N(r.Records())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -8,7 +8,7 @@
 #	bash bench/compare.sh ../shared/corpus/dev.jsonl > table.md
 #
 # Knobs: RUNS (timed runs per command, best kept; default 3), M2M_ARGS
-# (extra m2m-batch flags, e.g. "--archive").
+# (extra flags for both m2m-batch rows, the default and --archive).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,6 +67,7 @@ echo
 echo "| tool | ratio | compress s | MB/s | RSS MB | decompress s | MB/s | RSS MB |"
 echo "|---|---|---|---|---|---|---|---|"
 row "m2m-batch -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
+row "m2m-batch --archive -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 # The compress command leaves the output in $work/packed for the decompress one.
 have() { command -v "$1" >/dev/null; }
 if have zstd; then
@@ -88,6 +89,7 @@ echo "Commands (FILE is the input):"
 echo
 echo '```'
 echo "m2m-batch -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
+echo "m2m-batch --archive -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "zstd -3 -T0 FILE -o OUT; zstd -d -c OUT"
 echo "zstd -19 --long=27 -T0 FILE -o OUT; zstd -d -c --long=27 OUT"
 echo "brotli -q 5 FILE -o OUT; brotli -d -c OUT"

@@ -602,6 +602,15 @@ func (ix *Index) Block(i int) (*Block, error) {
 	return b, nil
 }
 
+// Type returns the type of data block i, reading its first byte alone.
+func (ix *Index) Type(i int) (byte, error) {
+	var t [1]byte
+	if _, err := ix.ra.ReadAt(t[:], ix.entries[i].Offset); err != nil {
+		return 0, &Error{Offset: ix.entries[i].Offset, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+	}
+	return t[0], nil
+}
+
 // First returns the number of the first record of data block i.
 func (ix *Index) First(i int) int64 { return ix.entries[i].First }
 

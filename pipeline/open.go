@@ -36,11 +36,11 @@ func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
 	if ix.Blocks() == 0 {
 		return r, nil
 	}
-	b, err := ix.Block(0)
+	typ, err := ix.Type(0)
 	if err != nil {
 		return nil, err
 	}
-	switch b.Type {
+	switch typ {
 	case container.TypeArchive:
 		if r.secured {
 			return nil, fmt.Errorf("%w: an archive is not sealed, and this run requires sealed records", codec.ErrIntegrity)
@@ -53,9 +53,18 @@ func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("block at offset %d: %w: unknown block type %#02x", b.Offset, container.ErrCorrupt, b.Type)
+		return nil, fmt.Errorf("first block: %w: unknown block type %#02x", container.ErrCorrupt, typ)
 	}
 	return r, nil
+}
+
+// Close lets go of the Reader's decoders and caches, for the next Reader
+// to use; it does not close the file. The Reader must not be used after.
+func (r *Reader) Close() {
+	if r.ar != nil {
+		r.ar.Close()
+	}
+	*r = Reader{}
 }
 
 // Records returns the number of records in the file.
