@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -99,6 +100,9 @@ func (t *tool) one(ctx context.Context, name string) error {
 	var read readCounter
 	read.r = in
 
+	if t.cfg.mode == modeRecord {
+		return t.records(ctx, in.(*os.File), size)
+	}
 	if t.cfg.mode == modeList {
 		l, err := pipeline.List(ctx, &read)
 		if err != nil {
@@ -148,6 +152,46 @@ func (t *tool) one(ctx context.Context, name string) error {
 		}
 	}
 	return nil
+}
+
+// records writes the records --record lists, each as it was in the input
+// (with its line feed if it had one), to standard output or -o.
+func (t *tool) records(ctx context.Context, f *os.File, size int64) error {
+	if size < 0 {
+		return errors.New("--record needs a regular file")
+	}
+	r, err := pipeline.Open(f, size, t.cfg.opts)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	out, commit, abort, err := t.createOutput(f.Name(), t.cfg.output)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(out)
+	var line []byte
+	for _, s := range t.cfg.records {
+		for n := s.first; n <= s.last; n++ {
+			if err = ctx.Err(); err == nil {
+				line, err = r.AppendRecord(line[:0], n)
+			}
+			if err == nil {
+				_, err = w.Write(line)
+			}
+			if err != nil {
+				abort()
+				return err
+			}
+		}
+	}
+	if err = w.Flush(); err == nil {
+		err = commit()
+	}
+	if err != nil {
+		abort()
+	}
+	return err
 }
 
 // process runs the mode's pipeline from r to w.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -26,6 +27,7 @@ const (
 	modeDecompress
 	modeTest
 	modeList
+	modeRecord // --record: single records, by number
 )
 
 // config is the parsed command line.
@@ -38,6 +40,7 @@ type config struct {
 	force      bool
 	verbosity  int // -v adds one, -q takes one away; 0 is the default
 	opts       pipeline.Options
+	records    []span // --record
 	version    bool
 	cpuProfile string
 	memProfile string
@@ -60,8 +63,9 @@ const usageHead = `Usage: m2m-batch [OPTIONS] [FILE...]
        m2m-batch bench [OPTIONS]
 
 Compress JSONL corpora of LLM API traffic to FILE.m2m (-d: back to FILE),
-test (-t) or list (-l) them. With no FILE, or "-", read standard input and
-write standard output. Inputs are kept unless --rm is given.
+test (-t) or list (-l) them, or write single records (--record). With no
+FILE, or "-", read standard input and write standard output. Inputs are
+kept unless --rm is given.
 
 Options:
 `
@@ -99,10 +103,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		algorithm, format, security        string
 		keyFile, tok, llama3               string
 		workers                            int
+		records                            string
 	)
 	fs.BoolVarP(&decompress, "decompress", "d", false, "decompress")
 	fs.BoolVarP(&test, "test", "t", false, "test the integrity of compressed files")
 	fs.BoolVarP(&list, "list", "l", false, "list records, formats and models (from headers only)")
+	fs.StringVar(&records, "record", "", "write records `LIST` (e.g. 7 or 0-9,42; numbered from 0) of one compressed FILE, decoding only what they need")
 	fs.BoolVarP(&c.stdout, "stdout", "c", false, "write to standard output, keep inputs")
 	fs.StringVarP(&c.output, "output", "o", "", "write to `FILE` (one input only)")
 	fs.BoolVarP(&keep, "keep", "k", true, "keep input files (the default)")
@@ -110,7 +116,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVarP(&c.force, "force", "f", false, "overwrite outputs; write compressed data to a terminal")
 	fs.IntVarP(&workers, "threads", "T", 0, "use `N` workers (0: all cores)")
 	fs.IntVar(&level, "level", 5, "Brotli quality 0-11 (also -0 ... -11)")
-	fs.BoolVar(&c.opts.Archive, "archive", false, "archive: blocks compressed as a unit, repeated JSON values stored once (smaller, needs the whole block to read a record)")
+	fs.BoolVar(&c.opts.Archive, "archive", false, "archive: blocks compressed as a unit, repeated JSON values stored once (smaller; reading one record decodes its block and the values it refers to)")
 	fs.StringVar(&format, "format", "container", "output `format`: container or lines (one wire string per line)")
 	fs.StringVar(&algorithm, "algorithm", "auto", "record `encoding`: auto, m2m, tokennative or brotli")
 	fs.StringVar(&tok, "tokenizer", "cl100k", "TokenNative `tokenizer`: cl100k, o200k or llama3")
@@ -140,14 +146,26 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	for _, m := range []struct {
 		on bool
 		m  mode
-	}{{decompress, modeDecompress}, {test, modeTest}, {list, modeList}} {
+	}{{decompress, modeDecompress}, {test, modeTest}, {list, modeList}, {records != "", modeRecord}} {
 		if m.on {
 			c.mode = m.m
 			n++
 		}
 	}
 	if n > 1 {
-		return nil, errors.New("-d, -t and -l exclude each other")
+		return nil, errors.New("-d, -t, -l and --record exclude each other")
+	}
+	if c.mode == modeRecord {
+		var err error
+		if c.records, err = parseSpans(records); err != nil {
+			return nil, err
+		}
+		switch {
+		case len(c.files) != 1 || c.files[0] == "-":
+			return nil, errors.New("--record reads one compressed FILE (not standard input: it seeks)")
+		case c.rm:
+			return nil, errors.New("--rm and --record exclude each other")
+		}
 	}
 	if c.rm && fs.Changed("keep") {
 		return nil, errors.New("--rm and -k exclude each other")
@@ -219,6 +237,27 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// span is a range of record numbers, first to last inclusive.
+type span struct{ first, last int64 }
+
+// parseSpans parses a --record list: numbers and ranges, comma-separated.
+func parseSpans(s string) ([]span, error) {
+	var out []span
+	for _, f := range strings.Split(s, ",") {
+		a, b, isRange := strings.Cut(f, "-")
+		first, err1 := strconv.ParseInt(a, 10, 64)
+		last, err2 := first, error(nil)
+		if isRange {
+			last, err2 = strconv.ParseInt(b, 10, 64)
+		}
+		if err1 != nil || err2 != nil || first < 0 || last < first {
+			return nil, fmt.Errorf("--record %q: want record numbers from 0 and ranges such as 3-9, comma-separated", s)
+		}
+		out = append(out, span{first, last})
+	}
+	return out, nil
 }
 
 func parseTokenizer(s string) (tokenizer.Encoding, error) {

@@ -6,6 +6,8 @@
 //	m2m-batch -d [OPTIONS] [FILE...]  decompress FILE.m2m to FILE
 //	m2m-batch -t [FILE...]            test integrity
 //	m2m-batch -l [FILE...]            list records, formats and models
+//	m2m-batch --archive [FILE...]     compress to an archive: smaller, blocks decoded whole
+//	m2m-batch --record LIST FILE.m2m  write records LIST (e.g. 7 or 0-9,42) alone
 //	m2m-batch bench [OPTIONS]         measure every format on a corpus
 //
 // With no FILE, or "-", it reads standard input and writes standard output.

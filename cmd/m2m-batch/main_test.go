@@ -488,3 +488,49 @@ func TestTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestArchive: --archive writes an archive that -t, -l, -d and --record
+// read, and refuses the flags that do not apply to it.
+func TestArchive(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	write(t, filepath.Join(dir, "s.jsonl"), data)
+	ok(t, dir, nil, "--archive", "-q", "-o", "a.m2m", "s.jsonl")
+	ok(t, dir, nil, "-q", "-o", "p.m2m", "s.jsonl")
+	if a, p := len(read(t, filepath.Join(dir, "a.m2m"))), len(read(t, filepath.Join(dir, "p.m2m"))); a*2 > p {
+		t.Errorf("archive of %d bytes, per-record container of %d", a, p)
+	}
+	if r := ok(t, dir, nil, "-t", "a.m2m"); !strings.Contains(r.stderr, "OK, 450 records") {
+		t.Errorf("-t said %q", r.stderr)
+	}
+	r := ok(t, dir, nil, "-l", "a.m2m")
+	for _, want := range []string{"450 records", "archive: 450 records", "request 246", "gpt-4.1"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-l output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := ok(t, dir, nil, "-dc", "a.m2m"); r.stdout != string(data) {
+		t.Fatal("-dc did not give back the input")
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for _, file := range []string{"a.m2m", "p.m2m"} {
+		if r := ok(t, dir, nil, "--record", "449,0,7-9", file); r.stdout != lines[449]+lines[0]+lines[7]+lines[8]+lines[9] {
+			t.Errorf("%s: --record 449,0,7-9 wrote %.200q", file, r.stdout)
+		}
+		if msg := fails(t, dir, exitError, nil, "--record", "450", file); !strings.Contains(msg, "out of range") {
+			t.Errorf("%s: --record past the end: %q", file, msg)
+		}
+	}
+	for _, args := range [][]string{
+		{"--archive", "-d", "a.m2m"},
+		{"--archive", "--level", "9", "s.jsonl"},
+		{"--archive", "--format", "lines", "s.jsonl"},
+		{"--record", "1", "-t", "a.m2m"},
+		{"--record", "1"},
+		{"--record", "3-1", "a.m2m"},
+		{"--record", "1", "a.m2m", "p.m2m"},
+	} {
+		fails(t, dir, exitUsage, nil, args...)
+	}
+	noTemporaries(t, dir)
+}
