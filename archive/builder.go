@@ -72,7 +72,7 @@ type Builder struct {
 
 // NewBuilder returns a Builder.
 func NewBuilder(o Options) *Builder {
-	return &Builder{o: o, s: newStore(o.genCap(), true)}
+	return &Builder{o: o, s: newStore(o.genCap())}
 }
 
 // Begin starts a block: the store may start a new generation.

@@ -3,48 +3,90 @@ package archive
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/varint"
 )
 
 // An Expander turns unpacked blocks back into records, in archive order.
-// It holds the reader's copy of the store; one per archive.
+// It holds the reader's copy of the store: each entry's template, where
+// the block that made it keeps it, with the length of its text, so that
+// generations begin where the writer's did. Text is expanded once, into
+// the record read. One per archive.
 type Expander struct {
-	s    *store
-	line []byte
+	genCap     int    // 0 until the first block
+	first, cur uint32 // ids of the old and the current generation's first entries
+	old, now   tgen
+	line       []byte
+}
+
+// tgen is one generation of a reader's store.
+type tgen struct {
+	ents []tent
+	size int // bytes of text, as the writer counts them
+}
+
+// tent is one entry of a reader's store.
+type tent struct {
+	tmpl  []byte
+	size  uint32 // of its text
+	depth uint8  // how deep its references go
+}
+
+func (g *tgen) reset() {
+	clear(g.ents) // let go of old blocks' store sections
+	g.ents, g.size = g.ents[:0], 0
+}
+
+// next returns the id the next entry will get.
+func (x *Expander) next() uint32 { return x.cur + uint32(len(x.now.ents)) }
+
+// get returns entry id, if it is held.
+func (x *Expander) get(id uint32) (*tent, error) {
+	switch {
+	case id < x.first:
+	case id < x.cur:
+		return &x.old.ents[id-x.first], nil
+	case id < x.next():
+		return &x.now.ents[id-x.cur], nil
+	}
+	return nil, corruptf("%v", errForgotten(id, x.first, x.next()))
 }
 
 // Block loads the entries of u into the store and calls each with every
 // record's index entry and original bytes (valid until each returns),
 // checking each against its length and CRC-32. Blocks must come in
-// archive order, each once.
+// archive order, each once. The store keeps u's store section: the next
+// Unpack into u makes another.
 func (x *Expander) Block(u *Unpacked, each func(i int, r *RecIndex, line []byte) error) error {
 	h := &u.head
-	if x.s == nil {
-		x.s = newStore(h.genCap, false)
-	} else if x.s.genCap != h.genCap {
-		return corruptf("store generation of %d bytes, the archive's is %d", h.genCap, x.s.genCap)
+	switch {
+	case x.genCap == 0:
+		x.genCap = h.genCap
+	case x.genCap != h.genCap:
+		return corruptf("store generation of %d bytes, the archive's is %d", h.genCap, x.genCap)
+	case x.now.size >= x.genCap:
+		// The writer's rule (see store.beginBlock): a new generation.
+		x.old, x.now = x.now, x.old
+		x.now.reset()
+		x.first, x.cur = x.cur, x.cur+uint32(len(x.old.ents))
 	}
-	s := x.s
-	s.beginBlock()
-	if h.firstEntry != int(s.next()) {
-		return corruptf("block's entries start at %d, expected %d", h.firstEntry, s.next())
+	if h.firstEntry != int(x.next()) {
+		return corruptf("block's entries start at %d, expected %d", h.firstEntry, x.next())
 	}
 	st := u.store
+	u.store = nil
 	for range h.entries {
 		n, k, err := varint.Uvarint(st)
-		if err != nil || int(n) > len(st)-k {
-			return corruptf("store section cut short")
+		if err != nil || n == 0 || int(n) > len(st)-k {
+			return corruptf("store section: bad entry %d", x.next())
 		}
-		start := len(s.now.text)
-		if s.now.text, err = s.expand(s.now.text, st[k:k+int(n)], MaxLine); err != nil {
+		e, err := x.measure(st[k:k+int(n):k+int(n)], x.next())
+		if err != nil {
 			return err
 		}
-		if len(s.now.text) == start || len(s.now.text) > s.maxHeld() {
-			return corruptf("entry %d of %d bytes", s.next(), len(s.now.text)-start)
-		}
-		s.now.ends = append(s.now.ends, uint32(len(s.now.text)))
+		x.now.ents = append(x.now.ents, e)
 		st = st[k+int(n):]
 	}
 	if len(st) != 0 {
@@ -57,7 +99,7 @@ func (x *Expander) Block(u *Unpacked, each func(i int, r *RecIndex, line []byte)
 		skel = skel[r.SkelLen:]
 		if r.Template {
 			var err error
-			if x.line, err = s.expand(x.line[:0], line, r.LineLen); err != nil {
+			if x.line, err = x.expand(x.line[:0], line, r.LineLen); err != nil {
 				return err
 			}
 			line = x.line
@@ -72,17 +114,59 @@ func (x *Expander) Block(u *Unpacked, each func(i int, r *RecIndex, line []byte)
 	return nil
 }
 
+// measure returns the entry id, whose template is tmpl, with the length
+// of its text and the depth of its references, checking that they name
+// entries held and made before it, nest no deeper than a writer's
+// (maxDepth+1), and do not overfill the generation.
+func (x *Expander) measure(tmpl []byte, id uint32) (tent, error) {
+	e := tent{tmpl: tmpl}
+	size := 0
+	for {
+		i := bytes.IndexByte(tmpl, refByte)
+		if i < 0 {
+			size += len(tmpl)
+			break
+		}
+		ref, n, err := varint.Uvarint(tmpl[i+1:])
+		if err != nil || ref >= id {
+			return e, corruptf("entry %d: bad reference", id)
+		}
+		c, err := x.get(ref)
+		if err != nil {
+			return e, err
+		}
+		if c.depth >= maxDepth+1 {
+			return e, corruptf("entry %d: references nested more than %d deep", id, maxDepth+1)
+		}
+		e.depth = max(e.depth, c.depth+1)
+		size += i + int(c.size)
+		tmpl = tmpl[i+1+n:]
+	}
+	if x.now.size += size; x.now.size > 2*x.genCap {
+		return e, corruptf("entry %d of %d bytes overfills its generation", id, size)
+	}
+	e.size = uint32(size)
+	return e, nil
+}
+
 // expand appends the text of tmpl, its references replaced by the text of
-// the entries they name, failing if that would add more than limit bytes.
-func (s *store) expand(dst, tmpl []byte, limit int) ([]byte, error) {
-	max := len(dst) + limit
+// the entries they name, failing past limit bytes. Entries were measured
+// when loaded: recursion is as deep as their depth.
+func (x *Expander) expand(dst, tmpl []byte, limit int) ([]byte, error) {
+	if cap(dst)-len(dst) < limit {
+		dst = slices.Grow(dst, limit)
+	}
+	return x.expandTo(dst, tmpl, len(dst)+limit)
+}
+
+func (x *Expander) expandTo(dst, tmpl []byte, max int) ([]byte, error) {
 	for {
 		i := bytes.IndexByte(tmpl, refByte)
 		if i < 0 {
 			i = len(tmpl)
 		}
 		if len(dst)+i > max {
-			return dst, corruptf("text longer than its %d bytes", limit)
+			return dst, corruptf("text longer than its record")
 		}
 		dst = append(dst, tmpl[:i]...)
 		if i == len(tmpl) {
@@ -92,14 +176,16 @@ func (s *store) expand(dst, tmpl []byte, limit int) ([]byte, error) {
 		if err != nil {
 			return dst, corruptf("bad reference")
 		}
-		text, ok := s.get(id)
-		if !ok {
-			return dst, corruptf("%v", errForgotten(id, s.first, s.next()))
+		e, err := x.get(id)
+		if err != nil {
+			return dst, err
 		}
-		if len(dst)+len(text) > max {
-			return dst, corruptf("text longer than its %d bytes", limit)
+		if len(dst)+int(e.size) > max {
+			return dst, corruptf("text longer than its record")
 		}
-		dst = append(dst, text...)
+		if dst, err = x.expandTo(dst, e.tmpl, max); err != nil {
+			return dst, err
+		}
 		tmpl = tmpl[i+1+n:]
 	}
 }

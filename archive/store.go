@@ -5,30 +5,29 @@ import (
 	"hash/maphash"
 )
 
-// A store holds the entries of an archive that can still be referred to:
-// the exact text of JSON values, numbered from 0 in the order they were
-// made, in two generations. The writer and every reader keep the same
-// store, by the same rule: at the start of each block, if the current
-// generation holds genCap bytes or more, the older generation is
-// forgotten and a new one begins. So memory is bounded (see maxHeld) and
-// a writer never refers to an entry a reader has let go.
+// A store is the writer's: the entries of an archive that can still be
+// referred to, the exact text of JSON values numbered from 0 in the order
+// they were made, in two generations, and an index of them by hash. At
+// the start of each block, if the current generation holds genCap bytes
+// of text or more, the older generation is forgotten and a new one
+// begins. The sequential reader (Expander) keeps the same generations by
+// the same rule, so memory is bounded (see maxHeld) and a writer never
+// refers to an entry a reader has let go.
 type store struct {
 	genCap int
 	first  uint32 // id of the oldest entry held (the old generation's first)
 	cur    uint32 // id of the current generation's first entry
 	old    gen
 	now    gen
-
-	// Writer only: entry ids by hash of their text.
-	index map[uint64]uint32
-	seed  maphash.Seed
+	index  map[uint64]uint32 // entry ids by hash of their text
+	seed   maphash.Seed
 }
 
 // gen is one generation: its entries' text, end to end.
 type gen struct {
 	text []byte
 	ends []uint32 // end offset of each entry in text
-	hash []uint64 // writer only: each entry's hash
+	hash []uint64 // each entry's hash
 }
 
 func (g *gen) reset() {
@@ -43,13 +42,8 @@ func (g *gen) entry(i uint32) []byte {
 	return g.text[start:g.ends[i]]
 }
 
-func newStore(genCap int, writer bool) *store {
-	s := &store{genCap: genCap}
-	if writer {
-		s.index = map[uint64]uint32{}
-		s.seed = maphash.MakeSeed()
-	}
-	return s
+func newStore(genCap int) *store {
+	return &store{genCap: genCap, index: map[uint64]uint32{}, seed: maphash.MakeSeed()}
 }
 
 // next returns the id the next entry will get.
@@ -65,11 +59,9 @@ func (s *store) beginBlock() {
 	if len(s.now.text) < s.genCap {
 		return
 	}
-	if s.index != nil {
-		for i, h := range s.old.hash {
-			if id, ok := s.index[h]; ok && id == s.first+uint32(i) {
-				delete(s.index, h)
-			}
+	for i, h := range s.old.hash {
+		if id, ok := s.index[h]; ok && id == s.first+uint32(i) {
+			delete(s.index, h)
 		}
 	}
 	s.old, s.now = s.now, s.old
@@ -98,10 +90,8 @@ func (s *store) add(text []byte, h uint64) uint32 {
 	id := s.next()
 	s.now.text = append(s.now.text, text...)
 	s.now.ends = append(s.now.ends, uint32(len(s.now.text)))
-	if s.index != nil {
-		s.now.hash = append(s.now.hash, h)
-		s.index[h] = id // a hash collision leaves the older entry unfindable, not wrong
-	}
+	s.now.hash = append(s.now.hash, h)
+	s.index[h] = id // a hash collision leaves the older entry unfindable, not wrong
 	return id
 }
 

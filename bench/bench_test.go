@@ -334,7 +334,8 @@ func TestRecordCodecsRoundTrip(t *testing.T) {
 }
 
 // BenchmarkArchive times archive mode (m2m-batch --archive) through the
-// pipeline with every core, as compare.sh times it from the command line.
+// pipeline: compression with every core, as compare.sh times it from the
+// command line, and decompression at each worker count.
 func BenchmarkArchive(b *testing.B) {
 	data := corpus(b)
 	n := bytes.Count(data, []byte{'\n'})
@@ -356,16 +357,20 @@ func BenchmarkArchive(b *testing.B) {
 		b.ReportMetric(float64(len(data))/float64(out.Len()), "ratio")
 		reportRecords(b, n)
 	})
-	b.Run("op=decompress", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := pipeline.Decompress(context.Background(), bytes.NewReader(packed.Bytes()), io.Discard, o, nil); err != nil {
-				b.Fatal(err)
+	for w := 1; w <= runtime.GOMAXPROCS(0); w++ {
+		b.Run(fmt.Sprintf("op=decompress/workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			o := o
+			o.Workers = w
+			for b.Loop() {
+				if err := pipeline.Decompress(context.Background(), bytes.NewReader(packed.Bytes()), io.Discard, o, nil); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-		reportRecords(b, n)
-	})
+			reportRecords(b, n)
+		})
+	}
 }
 
 // BenchmarkArchiveRecord times reading one record, chosen at random, from
