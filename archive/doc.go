@@ -34,19 +34,21 @@
 // frame, after its prefix) of a record that is JSON the codec accepts: -l
 // and filters read the index section alone, never the store or skeletons.
 //
-// The store is bounded. Writer and readers keep the text of the entries
-// that can still be referred to in two generations: at the start of each
-// block, if the current one holds gen_cap bytes or more, the older is
-// forgotten. A value found in the older generation only is stored again,
-// whole, so what is still in use lives on. A generation holds at most
-// 2*gen_cap bytes (32 MiB by default: at most 128 MiB of entry text held,
-// plus about 40 bytes an entry of index in the writer).
+// The store is bounded. Writer and readers keep the entries that can
+// still be referred to in two generations: at the start of each block, if
+// the text of the current one's entries totals gen_cap bytes or more, the
+// older is forgotten. A value found in the older generation only is stored
+// again, whole, so what is still in use lives on. A generation's entries
+// total at most 2*gen_cap bytes of text (32 MiB by default). The writer
+// holds that text (at most 128 MiB, plus about 40 bytes an entry of
+// index); the sequential reader (Expander) holds only templates, in the
+// blocks' store sections, and expands text once, into the records.
 //
 // An entry refers only to entries of the values nested in it, made before
 // it: never to a copy of itself from an older generation, so references
-// form no chains longer than the JSON nesting. A Reader reads any record
-// by decoding its block's index and skeletons, and the store sections of
-// the blocks that made the entries it refers to (the directory says which
-// block made each entry); the Expander reads every record in order,
-// holding the store as the writer did.
+// nest no deeper than the JSON (maxDepth+1), and readers refuse deeper
+// ones. A Reader reads any record by decoding its block's index, its
+// skeletons as far as the record, and the store sections of the blocks
+// that made the entries it refers to, as far as those entries (the
+// directory says which block made each entry).
 package archive
