@@ -45,9 +45,11 @@
 // blocks' store sections, and expands text once, into the records.
 //
 // An entry refers only to entries of the values nested in it, made before
-// it: never to a copy of itself from an older generation, so references
-// nest no deeper than the JSON (maxDepth+1), and readers refuse deeper
-// ones. A Reader reads any record by decoding its block's index, its
+// it in its own generation (a value the current generation lacks is stored
+// again, or, with no room left, left in its parent's text), so its text
+// lives as long as it does, and references nest no deeper than the JSON
+// (maxDepth+1); readers refuse anything else. A record's skeleton may
+// refer to either generation. A Reader reads any record by decoding its block's index, its
 // skeletons as far as the record, and the store sections of the blocks
 // that made the entries it refers to, as far as those entries (the
 // directory says which block made each entry).

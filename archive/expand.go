@@ -116,8 +116,8 @@ func (x *Expander) Block(u *Unpacked, each func(i int, r *RecIndex, line []byte)
 
 // measure returns the entry id, whose template is tmpl, with the length
 // of its text and the depth of its references, checking that they name
-// entries held and made before it, nest no deeper than a writer's
-// (maxDepth+1), and do not overfill the generation.
+// entries made before it in its generation, nest no deeper than a
+// writer's (maxDepth+1), and do not overfill the generation.
 func (x *Expander) measure(tmpl []byte, id uint32) (tent, error) {
 	e := tent{tmpl: tmpl}
 	size := 0
@@ -128,7 +128,9 @@ func (x *Expander) measure(tmpl []byte, id uint32) (tent, error) {
 			break
 		}
 		ref, n, err := varint.Uvarint(tmpl[i+1:])
-		if err != nil || ref >= id {
+		if err != nil || ref >= id || ref < x.cur {
+			// A writer's entry refers only to entries of its own
+			// generation, so that its text lives as long as it does.
 			return e, corruptf("entry %d: bad reference", id)
 		}
 		c, err := x.get(ref)
