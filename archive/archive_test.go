@@ -63,7 +63,7 @@ func unpack(tb testing.TB, bodies [][]byte) []byte {
 	var u Unpacked
 	var out []byte
 	for _, body := range bodies {
-		if err := dec.Unpack(&u, body, true); err != nil {
+		if err := dec.Unpack(&u, body); err != nil {
 			tb.Fatal(err)
 		}
 		err := x.Block(&u, func(i int, r *RecIndex, line []byte) error {
@@ -165,7 +165,7 @@ func TestCorrupt(t *testing.T) {
 				var out []byte
 				var err error
 				for _, body := range bs {
-					if err = dec.Unpack(&u, body, true); err != nil {
+					if err = dec.Unpack(&u, body); err != nil {
 						break
 					}
 					if err = x.Block(&u, func(_ int, r *RecIndex, line []byte) error {
@@ -196,7 +196,7 @@ func FuzzDecode(f *testing.F) {
 	dec, _ := NewDecoder()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var u Unpacked
-		if err := dec.Unpack(&u, body, true); err != nil {
+		if err := dec.Unpack(&u, body); err != nil {
 			return
 		}
 		var x Expander

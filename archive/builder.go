@@ -11,6 +11,22 @@ import (
 // references (valid JSON never holds it raw).
 const refByte = 0x01
 
+// cutRef splits a template at its first reference: the text before it,
+// the id it names and the template after it. found is false, and lit all
+// of tmpl, if it holds none; err reports a reference cut short or too
+// large.
+func cutRef(tmpl []byte) (lit []byte, id uint32, rest []byte, found bool, err error) {
+	i := bytes.IndexByte(tmpl, refByte)
+	if i < 0 {
+		return tmpl, 0, nil, false, nil
+	}
+	id, n, err := varint.Uvarint(tmpl[i+1:])
+	if err != nil {
+		return tmpl[:i], 0, nil, true, corruptf("bad reference")
+	}
+	return tmpl[:i], id, tmpl[i+1+n:], true, nil
+}
+
 // Options configure an archive writer. The zero value means the defaults.
 type Options struct {
 	// MinSize is the length from which a JSON value is stored once and

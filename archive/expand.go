@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"encoding/binary"
 	"slices"
 
@@ -122,12 +121,11 @@ func (x *Expander) measure(tmpl []byte, id uint32) (tent, error) {
 	e := tent{tmpl: tmpl}
 	size := 0
 	for {
-		i := bytes.IndexByte(tmpl, refByte)
-		if i < 0 {
-			size += len(tmpl)
+		lit, ref, rest, found, err := cutRef(tmpl)
+		size += len(lit)
+		if !found {
 			break
 		}
-		ref, n, err := varint.Uvarint(tmpl[i+1:])
 		if err != nil || ref >= id || ref < x.cur {
 			// A writer's entry refers only to entries of its own
 			// generation, so that its text lives as long as it does.
@@ -141,8 +139,8 @@ func (x *Expander) measure(tmpl []byte, id uint32) (tent, error) {
 			return e, corruptf("entry %d: references nested more than %d deep", id, maxDepth+1)
 		}
 		e.depth = max(e.depth, c.depth+1)
-		size += i + int(c.size)
-		tmpl = tmpl[i+1+n:]
+		size += int(c.size)
+		tmpl = rest
 	}
 	if x.now.size += size; x.now.size > 2*x.genCap {
 		return e, corruptf("entry %d of %d bytes overfills its generation", id, size)
@@ -163,20 +161,13 @@ func (x *Expander) expand(dst, tmpl []byte, limit int) ([]byte, error) {
 
 func (x *Expander) expandTo(dst, tmpl []byte, max int) ([]byte, error) {
 	for {
-		i := bytes.IndexByte(tmpl, refByte)
-		if i < 0 {
-			i = len(tmpl)
-		}
-		if len(dst)+i > max {
+		lit, id, rest, found, err := cutRef(tmpl)
+		if len(dst)+len(lit) > max {
 			return dst, corruptf("text longer than its record")
 		}
-		dst = append(dst, tmpl[:i]...)
-		if i == len(tmpl) {
-			return dst, nil
-		}
-		id, n, err := varint.Uvarint(tmpl[i+1:])
-		if err != nil {
-			return dst, corruptf("bad reference")
+		dst = append(dst, lit...)
+		if !found || err != nil {
+			return dst, err
 		}
 		e, err := x.get(id)
 		if err != nil {
@@ -188,7 +179,7 @@ func (x *Expander) expandTo(dst, tmpl []byte, max int) ([]byte, error) {
 		if dst, err = x.expandTo(dst, e.tmpl, max); err != nil {
 			return dst, err
 		}
-		tmpl = tmpl[i+1+n:]
+		tmpl = rest
 	}
 }
 

@@ -270,9 +270,8 @@ func NewDecoder() (*Decoder, error) {
 	return &Decoder{z: z}, nil
 }
 
-// Unpack parses body into u, decompressing its sections (the store's only
-// if withSkel is false: what random access to entries needs).
-func (d *Decoder) Unpack(u *Unpacked, body []byte, withSkel bool) error {
+// Unpack parses body into u, decompressing its sections.
+func (d *Decoder) Unpack(u *Unpacked, body []byte) error {
 	h := &u.head
 	off, err := parseHead(h, body)
 	if err != nil {
@@ -293,9 +292,7 @@ func (d *Decoder) Unpack(u *Unpacked, body []byte, withSkel bool) error {
 	if u.store, err = d.section(u.store, body[off:off+h.storeZ], h.storeLen, "store"); err != nil {
 		return err
 	}
-	if withSkel {
-		u.skel, err = d.section(u.skel, body[off+h.storeZ:], h.skelLen, "skeletons")
-	}
+	u.skel, err = d.section(u.skel, body[off+h.storeZ:], h.skelLen, "skeletons")
 	return err
 }
 

@@ -187,19 +187,15 @@ func (r *Reader) expand(dst, tmpl []byte, max int, below uint32, depth int) ([]b
 		return dst, corruptf("references nested more than %d deep", maxDepth+1)
 	}
 	for {
-		i := bytes.IndexByte(tmpl, refByte)
-		if i < 0 {
-			i = len(tmpl)
-		}
-		if len(dst)+i > max {
+		lit, id, rest, found, err := cutRef(tmpl)
+		if len(dst)+len(lit) > max {
 			return dst, corruptf("text longer than its record")
 		}
-		dst = append(dst, tmpl[:i]...)
-		if i == len(tmpl) {
-			return dst, nil
+		dst = append(dst, lit...)
+		if !found || err != nil {
+			return dst, err
 		}
-		id, n, err := varint.Uvarint(tmpl[i+1:])
-		if err != nil || id >= below {
+		if id >= below {
 			return dst, corruptf("bad reference")
 		}
 		if r.refs--; r.refs < 0 {
@@ -212,7 +208,7 @@ func (r *Reader) expand(dst, tmpl []byte, max int, below uint32, depth int) ([]b
 		if dst, err = r.expand(dst, t, max, id, depth+1); err != nil {
 			return dst, err
 		}
-		tmpl = tmpl[i+1+n:]
+		tmpl = rest
 	}
 }
 

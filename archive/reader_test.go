@@ -40,7 +40,7 @@ func records(tb testing.TB, bodies [][]byte) [][][]byte {
 	var out [][][]byte
 	for _, body := range bodies {
 		var u Unpacked
-		if err := dec.Unpack(&u, body, true); err != nil {
+		if err := dec.Unpack(&u, body); err != nil {
 			tb.Fatal(err)
 		}
 		var recs [][]byte

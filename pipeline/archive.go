@@ -104,7 +104,7 @@ func unpackArchive(d *archive.Decoder, j blockJob) (decoded, error) {
 		return decoded{dir: j.body, first: j.first}, nil
 	}
 	u := new(archive.Unpacked)
-	if err := d.Unpack(u, j.body, true); err != nil {
+	if err := d.Unpack(u, j.body); err != nil {
 		return decoded{}, fmt.Errorf("record %d (block at offset %d): %w", j.first, j.offset, err)
 	}
 	return decoded{u: u, first: j.first, offset: j.offset}, nil
