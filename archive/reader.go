@@ -264,9 +264,14 @@ func (r *Reader) need(k *rblock, p *part, n int) error {
 	have := len(p.buf)
 	defer func() { r.grow(k, len(p.buf)-have) }()
 	if p.dropped {
+		// On failure p.buf keeps the bytes decoded before, which entries
+		// found so far point into (a decoder gives the same bytes again).
 		buf, err := r.dec.section(p.buf[:0], p.z, p.size, "section")
+		if err != nil {
+			return err
+		}
 		p.buf = buf
-		return err
+		return nil
 	}
 	if r.streaming != p {
 		if r.streaming != nil {
