@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -45,8 +44,11 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 	if st == nil {
 		st = new(Stats)
 	}
-	in := bufio.NewReaderSize(r, 1<<16)
-	head, _ := in.Peek(8)
+	in := newInputReader(r)
+	kind, err := sniff(in, o)
+	if err != nil {
+		return err
+	}
 	n := o.workers()
 	pool := &workerPool[decompressor]{state: make([]*decompressor, n), make: func() (*decompressor, error) {
 		dec, err := codec.NewDecoder(o.codecOptions()...)
@@ -57,10 +59,15 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 		_, err := out.Write(p)
 		return err
 	}
-	if container.IsCutMagic(head) {
-		return fmt.Errorf("%w: the file ends inside the container's magic", container.ErrTruncated)
-	}
-	if !container.HasMagic(head) {
+	switch kind {
+	case kindUnknown:
+		if !o.CopyUnknown {
+			return ErrUnknownFormat
+		}
+		n, err := io.Copy(out, in)
+		st.BytesIn.Add(n)
+		return err
+	case kindLines:
 		return ordered(ctx, n, 2*n,
 			func(ctx context.Context, emit func(*batch) error) error {
 				// A wire line longer than a message is an error; the reader
@@ -77,7 +84,7 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 	}
 	var ar archiveReader
 	var buf []byte
-	err := ordered(ctx, n, 2*n,
+	err = ordered(ctx, n, 2*n,
 		func(ctx context.Context, emit func(blockJob) error) error {
 			cr, err := container.NewReader(in)
 			if err != nil {

@@ -6,36 +6,191 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
 )
 
-// OpenInput returns a reader of r's contents, decompressed if r is gzip or
-// zstd (sniffed by magic bytes, not by name), and a function that releases
-// the decompressor. Plain input is returned as it is.
-func OpenInput(r io.Reader) (io.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(6)
-	switch {
-	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gzip input: %w", err)
-		}
-		return zr, func() { zr.Close() }, nil
-	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
-		if err != nil {
-			return nil, nil, fmt.Errorf("zstd input: %w", err)
-		}
-		return zr, zr.Close, nil
-	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
-		return nil, nil, errors.New("xz input is not supported: decompress it first (xz -dc FILE | m2m-batch)")
-	}
-	return br, func() {}, nil
+// Compression is how an input to Compress was compressed before it came to
+// us, as OpenInput found it.
+type Compression int
+
+// The compressions OpenInput reads.
+const (
+	Plain Compression = iota
+	Gzip
+	Zstd
+)
+
+func (c Compression) String() string { return [...]string{"plain", "gzip", "zstd"}[c] }
+
+// Input is JSONL to compress, decompressed if it came gzip- or
+// zstd-compressed.
+type Input struct {
+	io.Reader
+	// Compression is what the input was; Plain for anything not in a
+	// format OpenInput reads, including text whose first bytes merely
+	// look like a gzip or zstd magic number.
+	Compression Compression
+	release     func()
 }
+
+// Close releases the decompressor. It does not close the underlying reader.
+func (in *Input) Close() {
+	if in.release != nil {
+		in.release()
+		in.release = nil
+	}
+}
+
+// Magic numbers of the compressed formats OpenInput recognises.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	xzMagic   = []byte{0xfd, '7', 'z', 'X', 'Z', 0}
+)
+
+// ErrXZ reports xz input, which OpenInput does not decompress.
+var ErrXZ = errors.New("pipeline: xz input is not supported: decompress it first (xz -dc FILE | m2m-batch)")
+
+// OpenInput returns r's contents, decompressed if r is a gzip or zstd
+// stream (sniffed by its first bytes, not by any name). Input whose first
+// bytes look like a magic number but which the decompressor rejects before
+// producing a single byte is taken as it is: a text may start with those
+// bytes, and nothing a user gives us is refused for it. A stream that
+// starts well and is damaged later is an error, reported when read. xz
+// input (a valid xz stream header) is refused with ErrXZ.
+func OpenInput(r io.Reader) (*Input, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(12)
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		return tryDecompressor(br, Gzip, func(r io.Reader) (io.Reader, func(), error) {
+			zr, err := gzip.NewReader(r)
+			if err != nil {
+				return nil, nil, err
+			}
+			return zr, func() { zr.Close() }, nil
+		})
+	case bytes.HasPrefix(head, zstdMagic):
+		return tryDecompressor(br, Zstd, func(r io.Reader) (io.Reader, func(), error) {
+			zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
+			if err != nil {
+				return nil, nil, err
+			}
+			return zr, zr.Close, nil
+		})
+	case isXZHeader(head):
+		return nil, ErrXZ
+	}
+	return &Input{Reader: br}, nil
+}
+
+// isXZHeader reports whether head is an xz stream header: the magic, two
+// flag bytes and their CRC-32, which text does not produce by chance.
+func isXZHeader(head []byte) bool {
+	return len(head) >= 12 && bytes.HasPrefix(head, xzMagic) &&
+		crc32.ChecksumIEEE(head[6:8]) == uint32(head[8])|uint32(head[9])<<8|uint32(head[10])<<16|uint32(head[11])<<24
+}
+
+// tryDecompressor starts a decompressor on br and reads its first byte. If
+// that fails, the input is not really compressed: it is returned as it is,
+// every byte the decompressor consumed given back.
+func tryDecompressor(br *bufio.Reader, c Compression, open func(io.Reader) (io.Reader, func(), error)) (*Input, error) {
+	rec := &recorder{r: br}
+	zr, release, err := open(rec)
+	if err == nil {
+		var first [1]byte
+		var n int
+		n, err = io.ReadFull(zr, first[:])
+		if err == nil || err == io.EOF {
+			// A stream that holds something, or nothing at all.
+			rec.stop()
+			return &Input{Reader: io.MultiReader(bytes.NewReader(first[:n]), zr), Compression: c, release: release}, nil
+		}
+		release()
+	}
+	// Not a stream of this kind after all: plain bytes.
+	return &Input{Reader: io.MultiReader(bytes.NewReader(rec.buf), br)}, nil
+}
+
+// recorder keeps a copy of what is read through it until stopped, so that
+// a failed attempt at decompressing can be undone.
+type recorder struct {
+	r       io.Reader
+	buf     []byte
+	stopped bool
+}
+
+func (r *recorder) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if !r.stopped {
+		r.buf = append(r.buf, p[:n]...)
+	}
+	return n, err
+}
+
+func (r *recorder) stop() { r.stopped, r.buf = true, nil }
+
+// inputKind is what a file given to Decompress, Test or List holds.
+type inputKind int
+
+const (
+	kindUnknown   inputKind = iota // not an m2m file
+	kindContainer                  // a container file (per-record or archive)
+	kindLines                      // wire strings, one a line (or nothing at all)
+)
+
+// sniffWindow is how much of an input sniff looks at to find a wire
+// message in a lines file that starts with lines passed through as text.
+const sniffWindow = 1 << 20
+
+// ErrUnknownFormat reports input that is neither a container file nor a
+// file of wire strings: Test and List refuse it, and Decompress too unless
+// Options.CopyUnknown is set.
+var ErrUnknownFormat = errors.New("pipeline: not an m2m file (no container magic, and no line of its first MiB is an M2M message)")
+
+// sniff reads what in holds from its first bytes, without consuming any.
+// A file of wire strings is recognised by a line, among those that start
+// in the first MiB, that is a message of a known format; an empty input is
+// an empty one. With o.Format FormatLines, whatever is not a container is
+// taken for a file of wire strings: one whose lines were all passed
+// through as text looks like any text file.
+func sniff(in *bufio.Reader, o Options) (inputKind, error) {
+	head, err := in.Peek(sniffWindow)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return kindUnknown, err
+	}
+	switch {
+	case container.IsCutMagic(head):
+		return kindUnknown, fmt.Errorf("%w: the file ends inside the container's magic", container.ErrTruncated)
+	case container.HasMagic(head):
+		return kindContainer, nil
+	case len(head) == 0 || o.Format == FormatLines:
+		return kindLines, nil
+	}
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if alg, err := codec.Detect(line); err != nil || alg != codec.None {
+			return kindLines, nil
+		}
+	}
+	return kindUnknown, nil
+}
+
+// newInputReader is the buffered reader sniff and the readers after it
+// share: large enough for sniff's window.
+func newInputReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, sniffWindow) }
 
 // line is one line (or piece of one) in a batch.
 type line struct {

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -62,16 +61,20 @@ func (l *Listing) countHeader(h *codec.Header) {
 // List reads a compressed corpus and counts its records by encoding, and
 // its M2M v1 records by schema, model and security, from headers alone.
 // It checks the container's structure and checksums as it reads, but not
-// the payloads (that is Test's job).
-func List(ctx context.Context, r io.Reader) (*Listing, error) {
+// the payloads (that is Test's job). Of o, only Format matters: see
+// Options.Format for how a file of wire strings is recognised.
+func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 	l := &Listing{Schemas: map[string]int64{}, Models: map[string]int64{}, Secured: map[string]int64{}}
-	in := bufio.NewReaderSize(r, 1<<16)
-	head, _ := in.Peek(8)
-	var h codec.Header
-	if container.IsCutMagic(head) {
-		return nil, fmt.Errorf("%w: the file ends inside the container's magic", container.ErrTruncated)
+	in := newInputReader(r)
+	kind, err := sniff(in, o)
+	if err != nil {
+		return nil, err
 	}
-	if !container.HasMagic(head) {
+	var h codec.Header
+	switch kind {
+	case kindUnknown:
+		return nil, ErrUnknownFormat
+	case kindLines:
 		l.Format = FormatLines
 		dec, _ := codec.NewDecoder()
 		var st Stats

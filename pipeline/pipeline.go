@@ -89,9 +89,13 @@ func ParseFormat(s string) (Format, error) {
 type Options struct {
 	Workers   int       // 0: GOMAXPROCS
 	Algorithm Algorithm // for compression
-	Format    Format    // for compression
-	Quality   int       // Brotli quality, 0-11; 0 means the default, 5 (use codec.WithQuality(0) for 0)
-	Verify    bool      // decode every record after encoding it and compare
+	// Format is the layout Compress writes. Readers tell a container by
+	// its magic, and a file of wire strings by a message among its first
+	// lines; FormatLines makes them read anything that is not a container
+	// as wire strings, even if every line of it was passed through.
+	Format  Format
+	Quality int  // Brotli quality, 0-11; 0 means the default, 5 (use codec.WithQuality(0) for 0)
+	Verify  bool // decode every record after encoding it and compare
 	// Security seals every record with Key (HMAC-SHA256 or AEAD): frames as
 	// the protocol defines, other lines as sealed raw records; readers then
 	// refuse any record that is not sealed.
@@ -105,6 +109,10 @@ type Options struct {
 	// apply; Security is refused.
 	Archive        bool
 	ArchiveOptions archive.Options
+	// CopyUnknown makes Decompress copy input that is not an m2m file to
+	// the output as it is (zstd -df does the same), instead of refusing it
+	// with ErrUnknownFormat.
+	CopyUnknown bool
 
 	lineLimit int // tests: the longest line kept in one record
 }

@@ -112,30 +112,105 @@ func TestRoundTripSample(t *testing.T) {
 
 func TestCompressedInput(t *testing.T) {
 	in := sample.JSONL()[:50000]
-	var gz, zs bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(in)
-	zw.Close()
-	ze, _ := zstd.NewWriter(&zs)
-	ze.Write(in)
-	ze.Close()
-	for name, data := range map[string][]byte{"gzip": gz.Bytes(), "zstd": zs.Bytes()} {
-		r, done, err := OpenInput(bytes.NewReader(data))
+	gz := func(p []byte) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(p)
+		zw.Close()
+		return b.Bytes()
+	}
+	zs := func(p []byte) []byte {
+		ze, _ := zstd.NewWriter(nil)
+		return ze.EncodeAll(p, nil)
+	}
+	// xz's stream header: magic, flags (CRC-64), CRC-32 of the flags.
+	xz := []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 4, 0xe6, 0xd6, 0xb4, 0x46, 2, 0}
+	for _, c := range []struct {
+		name     string
+		data     []byte
+		want     []byte // what the Input reads
+		compress Compression
+	}{
+		{"gzip", gz(in), in, Gzip},
+		{"zstd", zs(in), in, Zstd},
+		{"empty gzip", gz(nil), nil, Gzip},
+		{"empty zstd", zs(nil), nil, Zstd},
+		{"plain", in, in, Plain},
+		// Text that starts like a compressed stream is text.
+		{"gzip lookalike", []byte("\x1f\x8b looks like gzip\n{}\n"), []byte("\x1f\x8b looks like gzip\n{}\n"), Plain},
+		{"zstd lookalike", []byte("(\xb5/\xfd and then text\n"), []byte("(\xb5/\xfd and then text\n"), Plain},
+		{"xz lookalike", []byte("\xfd7zXZ\x00 but no header\n"), []byte("\xfd7zXZ\x00 but no header\n"), Plain},
+		{"magic alone", []byte{0x1f, 0x8b}, []byte{0x1f, 0x8b}, Plain},
+	} {
+		r, err := OpenInput(bytes.NewReader(c.data))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", c.name, err)
 		}
-		var packed, back bytes.Buffer
-		if err := Compress(context.Background(), r, &packed, Options{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		done()
-		Decompress(context.Background(), &packed, &back, Options{}, nil)
-		if !bytes.Equal(back.Bytes(), in) {
-			t.Errorf("%s input did not round-trip", name)
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || !bytes.Equal(got, c.want) || r.Compression != c.compress {
+			t.Errorf("%s: read %d bytes (want %d), %v, compression %v (want %v)", c.name, len(got), len(c.want), err, r.Compression, c.compress)
 		}
 	}
-	if _, _, err := OpenInput(bytes.NewReader([]byte{0xfd, '7', 'z', 'X', 'Z', 0, 1})); err == nil {
-		t.Error("xz input accepted")
+	// A stream that starts well and breaks later is an error, not text.
+	broken := gz(in)
+	broken = broken[:len(broken)/2]
+	r, err := OpenInput(bytes.NewReader(broken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(r); err == nil || r.Compression != Gzip {
+		t.Errorf("half a gzip stream: %v, %v", err, r.Compression)
+	}
+	if _, err := OpenInput(bytes.NewReader(xz)); !errors.Is(err, ErrXZ) {
+		t.Errorf("xz input: %v", err)
+	}
+	// Round trip through Compress.
+	r, _ = OpenInput(bytes.NewReader(zs(in)))
+	var packed, back bytes.Buffer
+	if err := Compress(context.Background(), r, &packed, Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if err := Decompress(context.Background(), &packed, &back, Options{}, nil); err != nil || !bytes.Equal(back.Bytes(), in) {
+		t.Errorf("zstd input did not round-trip: %v", err)
+	}
+}
+
+// TestUnknownFormat: Test, List and Decompress refuse what is not an m2m
+// file; Decompress copies it with CopyUnknown.
+func TestUnknownFormat(t *testing.T) {
+	ctx := context.Background()
+	for name, in := range map[string]string{
+		"jsonl":  string(sample.JSONL()[:100000]),
+		"text":   "hello\nworld",
+		"binary": "\x00\x01\x02",
+	} {
+		if err := Test(ctx, strings.NewReader(in), Options{}, nil); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("%s: Test: %v", name, err)
+		}
+		if _, err := List(ctx, strings.NewReader(in), Options{}); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("%s: List: %v", name, err)
+		}
+		var out bytes.Buffer
+		if err := Decompress(ctx, strings.NewReader(in), &out, Options{}, nil); !errors.Is(err, ErrUnknownFormat) || out.Len() > 0 {
+			t.Errorf("%s: Decompress: %v, %d bytes written", name, err, out.Len())
+		}
+		if err := Decompress(ctx, strings.NewReader(in), &out, Options{CopyUnknown: true}, nil); err != nil || out.String() != in {
+			t.Errorf("%s: Decompress with CopyUnknown: %v, %d bytes of %d", name, err, out.Len(), len(in))
+		}
+	}
+	// A lines file is recognised by a message anywhere in its first MiB,
+	// after lines passed through; an empty input is an empty lines file.
+	var lines bytes.Buffer
+	lines.WriteString(strings.Repeat("passed through\n", 1000))
+	if err := Compress(ctx, bytes.NewReader(sample.JSONL()[:20000]), &lines, Options{Format: FormatLines}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string][]byte{"lines": lines.Bytes(), "empty": nil} {
+		if err := Test(ctx, bytes.NewReader(in), Options{}, nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 
@@ -190,7 +265,7 @@ func TestList(t *testing.T) {
 	in := sample.JSONL()
 	var packed bytes.Buffer
 	Compress(context.Background(), bytes.NewReader(in), &packed, Options{}, nil)
-	l, err := List(context.Background(), bytes.NewReader(packed.Bytes()))
+	l, err := List(context.Background(), bytes.NewReader(packed.Bytes()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +276,7 @@ func TestList(t *testing.T) {
 	var lines bytes.Buffer
 	// (M2M: auto-selection sends small lines as TokenNative, which has no header.)
 	Compress(context.Background(), bytes.NewReader(in), &lines, Options{Algorithm: M2M, Format: FormatLines}, nil)
-	ll, err := List(context.Background(), bytes.NewReader(lines.Bytes()))
+	ll, err := List(context.Background(), bytes.NewReader(lines.Bytes()), Options{})
 	if err != nil || ll.Records != 450 || ll.Schemas["request"] != l.Schemas["request"] || ll.Models["gpt-4o"] != l.Models["gpt-4o"] {
 		t.Errorf("lines listing: %+v, %v", ll, err)
 	}
@@ -292,7 +367,7 @@ func TestTokenNative(t *testing.T) {
 				st.Encodings[container.TokenNative].Load(), st.NotTokenizable.Load(), st.Blank.Load())
 		}
 		roundTrip(t, []byte(in), o)
-		l, err := List(context.Background(), bytes.NewReader(packed.Bytes()))
+		l, err := List(context.Background(), bytes.NewReader(packed.Bytes()), Options{})
 		if err != nil || l.Encodings[container.TokenNative] != 2 {
 			t.Errorf("%v: list: %+v, %v", enc, l, err)
 		}
@@ -322,7 +397,7 @@ func TestArchive(t *testing.T) {
 	if len(packed)*2 > len(plain) {
 		t.Errorf("archive of %d bytes, per-record container of %d", len(packed), len(plain))
 	}
-	l, err := List(context.Background(), bytes.NewReader(packed))
+	l, err := List(context.Background(), bytes.NewReader(packed), Options{})
 	if err != nil || l.Archived != l.Records || l.Records != int64(bytes.Count(in, []byte{'\n'})) || len(l.Models) == 0 {
 		t.Errorf("List: %+v, %v", l, err)
 	}

@@ -43,9 +43,6 @@ func (t *tool) runAll(ctx context.Context) int {
 			break
 		}
 		if err := t.one(ctx, name); err != nil {
-			if ctx.Err() != nil {
-				err = errors.New("interrupted; partial output removed")
-			}
 			if t.cfg.verbosity > -2 {
 				fmt.Fprintf(t.stderr, "m2m-batch: %s: %v\n", displayName(name), err)
 			}
@@ -62,17 +59,25 @@ func displayName(name string) string {
 	return name
 }
 
-// isTerminal reports whether w is a terminal (not merely a character
+// isTerminal reports whether f is a terminal (not merely a character
 // device: /dev/null is a fine place for output).
 // A variable, so tests can pretend.
-var isTerminal = func(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+var isTerminal = func(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
+}
+
+// Compressed inputs whose suffix names their compression: the output of
+// compressing them is named after what they hold, so a.jsonl.gz gives
+// a.jsonl.m2m, which -d turns into a.jsonl.
+var compressedSuffixes = map[pipeline.Compression][]string{
+	pipeline.Gzip: {".gz"},
+	pipeline.Zstd: {".zst", ".zstd"},
 }
 
 // outputName is where name's result goes by default: "" for standard
-// output.
-func (t *tool) outputName(name string) (string, error) {
+// output. c is how the input to compress was compressed.
+func (t *tool) outputName(name string, c pipeline.Compression) (string, error) {
 	switch {
 	case t.cfg.output != "":
 		if t.cfg.output == "-" {
@@ -82,16 +87,32 @@ func (t *tool) outputName(name string) (string, error) {
 	case t.cfg.stdout || name == "-":
 		return "", nil
 	case t.cfg.mode == modeCompress:
+		for _, s := range compressedSuffixes[c] {
+			if base, ok := cutSuffixFold(name, s); ok && filepath.Base(base) != "" && !strings.HasSuffix(base, "/") {
+				return base + suffix, nil
+			}
+		}
 		return name + suffix, nil
 	}
-	if !strings.HasSuffix(name, suffix) || len(name) == len(suffix) {
+	if !strings.HasSuffix(name, suffix) || len(filepath.Base(name)) == len(suffix) {
 		return "", fmt.Errorf("unknown suffix (expected %s); use -c or -o to name the output", suffix)
 	}
 	return strings.TrimSuffix(name, suffix), nil
 }
 
+// cutSuffixFold is strings.CutSuffix with the suffix matched in any case.
+func cutSuffixFold(s, suffix string) (string, bool) {
+	if len(s) > len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
+		return s[:len(s)-len(suffix)], true
+	}
+	return s, false
+}
+
 // one processes one input file.
 func (t *tool) one(ctx context.Context, name string) error {
+	if name == "-" && !t.cfg.force && isTerminal(t.stdin) {
+		return errors.New("standard input is a terminal: not reading data typed in (pipe it in, name a FILE, or use -f)")
+	}
 	in, size, closeIn, err := t.openInput(name)
 	if err != nil {
 		return err
@@ -100,11 +121,11 @@ func (t *tool) one(ctx context.Context, name string) error {
 	var read readCounter
 	read.r = in
 
-	if t.cfg.mode == modeRecord {
+	switch t.cfg.mode {
+	case modeRecord:
 		return t.records(ctx, in.(*os.File), size)
-	}
-	if t.cfg.mode == modeList {
-		l, err := pipeline.List(ctx, &read)
+	case modeList:
+		l, err := pipeline.List(ctx, &read, t.cfg.opts)
 		if err != nil {
 			return err
 		}
@@ -112,21 +133,38 @@ func (t *tool) one(ctx context.Context, name string) error {
 		return nil
 	}
 
-	var st pipeline.Stats
+	var src io.Reader = &read
+	compression := pipeline.Plain
+	if t.cfg.mode == modeCompress {
+		input, err := pipeline.OpenInput(&read)
+		if err != nil {
+			return err
+		}
+		defer input.Close()
+		src, compression = input, input.Compression
+	}
+	var out *output
 	outName := ""
-	if t.cfg.mode != modeTest {
-		if outName, err = t.outputName(name); err != nil {
+	if t.cfg.mode == modeTest {
+		out = &output{w: io.Discard}
+	} else {
+		if outName, err = t.outputName(name, compression); err != nil {
+			return err
+		}
+		if outName == "" && !t.cfg.force && t.cfg.mode == modeCompress &&
+			t.cfg.opts.Format == pipeline.FormatContainer && isTerminal(t.stdout) {
+			return errors.New("standard output is a terminal: not writing compressed data to it (use -o FILE, a redirect, or -f)")
+		}
+		if out, err = openOutput(name, outName, t.cfg.force, t.stdout); err != nil {
 			return err
 		}
 	}
-	out, commit, abort, err := t.createOutput(name, outName)
-	if err != nil {
-		return err
-	}
+
+	var st pipeline.Stats
 	p := t.startProgress(displayName(name), size, &read, &st)
 	start := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- t.process(ctx, &read, out, &st) }()
+	go func() { done <- t.process(ctx, src, out.w, &st) }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
@@ -137,21 +175,36 @@ func (t *tool) one(ctx context.Context, name string) error {
 	}
 	p.stop()
 	if err == nil {
-		err = commit()
+		err = out.commit()
 	}
 	if err != nil {
-		abort()
+		left := out.abort()
+		if ctx.Err() != nil {
+			if t.cfg.mode == modeTest {
+				return errors.New("interrupted")
+			}
+			return fmt.Errorf("interrupted; %s", left)
+		}
 		return err
 	}
 	if t.cfg.verbosity >= 0 {
 		t.summary(displayName(name), outName, &read, &st, time.Since(start))
 	}
 	if t.cfg.rm && name != "-" {
-		if err := os.Remove(name); err != nil {
-			return err
-		}
+		return removeInput(name)
 	}
 	return nil
+}
+
+// removeInput removes an input after success (--rm) if it is a regular
+// file: a device, FIFO or symbolic link named as input is left alone, as
+// zstd leaves it.
+func removeInput(name string) error {
+	st, err := os.Lstat(name)
+	if err != nil || !st.Mode().IsRegular() {
+		return err
+	}
+	return os.Remove(name)
 }
 
 // records writes the records --record lists, each as it was in the input
@@ -165,11 +218,15 @@ func (t *tool) records(ctx context.Context, f *os.File, size int64) error {
 		return err
 	}
 	defer r.Close()
-	out, commit, abort, err := t.createOutput(f.Name(), t.cfg.output)
+	name := t.cfg.output
+	if name == "-" {
+		name = ""
+	}
+	out, err := openOutput(f.Name(), name, t.cfg.force, t.stdout)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(out)
+	w := bufio.NewWriter(out.w)
 	var line []byte
 	for _, s := range t.cfg.records {
 		for n := s.first; n <= s.last; n++ {
@@ -180,16 +237,16 @@ func (t *tool) records(ctx context.Context, f *os.File, size int64) error {
 				_, err = w.Write(line)
 			}
 			if err != nil {
-				abort()
+				out.abort()
 				return err
 			}
 		}
 	}
 	if err = w.Flush(); err == nil {
-		err = commit()
+		err = out.commit()
 	}
 	if err != nil {
-		abort()
+		out.abort()
 	}
 	return err
 }
@@ -198,12 +255,7 @@ func (t *tool) records(ctx context.Context, f *os.File, size int64) error {
 func (t *tool) process(ctx context.Context, r io.Reader, w io.Writer, st *pipeline.Stats) error {
 	switch t.cfg.mode {
 	case modeCompress:
-		in, release, err := pipeline.OpenInput(r)
-		if err != nil {
-			return err
-		}
-		defer release()
-		return pipeline.Compress(ctx, in, w, t.cfg.opts, st)
+		return pipeline.Compress(ctx, r, w, t.cfg.opts, st)
 	case modeDecompress:
 		return pipeline.Decompress(ctx, r, w, t.cfg.opts, st)
 	default:
@@ -235,63 +287,6 @@ func (t *tool) openInput(name string) (io.Reader, int64, func(), error) {
 		size = st.Size()
 	}
 	return f, size, func() { f.Close() }, nil
-}
-
-// createOutput opens the output: standard output when outName is "" (or
-// nothing at all in test mode), else a temporary file next to outName that
-// commit renames into place and abort removes.
-func (t *tool) createOutput(inName, outName string) (w io.Writer, commit func() error, abort func(), err error) {
-	nop := func() error { return nil }
-	if t.cfg.mode == modeTest {
-		return io.Discard, nop, func() {}, nil
-	}
-	if outName == "" {
-		binary := t.cfg.mode == modeCompress && t.cfg.opts.Format == pipeline.FormatContainer
-		if binary && !t.cfg.force && isTerminal(t.stdout) {
-			return nil, nil, nil, errors.New("standard output is a terminal: not writing compressed data to it (use -o FILE, a redirect, or -f)")
-		}
-		return t.stdout, nop, func() {}, nil
-	}
-	if inName != "-" && sameFile(inName, outName) {
-		return nil, nil, nil, fmt.Errorf("%s is the input itself", outName)
-	}
-	if _, err := os.Lstat(outName); err == nil && !t.cfg.force {
-		return nil, nil, nil, fmt.Errorf("%s already exists; not overwritten (use -f)", outName)
-	}
-	perm := os.FileMode(0o644)
-	if inName != "-" {
-		if st, err := os.Stat(inName); err == nil {
-			perm = st.Mode().Perm()
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(outName), "."+filepath.Base(outName)+".*.tmp")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	abort = func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}
-	commit = func() error {
-		if err := tmp.Chmod(perm); err != nil {
-			return err
-		}
-		if err := tmp.Close(); err != nil {
-			return err
-		}
-		return os.Rename(tmp.Name(), outName)
-	}
-	return tmp, commit, abort, nil
-}
-
-// sameFile reports whether two names are one existing file.
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
 
 // readCounter counts the bytes read from the input file itself (before any

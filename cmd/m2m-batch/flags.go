@@ -59,184 +59,262 @@ func (c *config) logLevel() slog.Level {
 // errHelp reports that --help was given and the usage printed.
 var errHelp = errors.New("help requested")
 
-const usageHead = `Usage: m2m-batch [OPTIONS] [FILE...]
+// usage is the text of --help. TestHelp checks that it names every flag.
+const usage = `Usage: m2m-batch [OPTIONS] [FILE...]
        m2m-batch bench [OPTIONS]
 
-Compress JSONL corpora of LLM API traffic to FILE.m2m (-d: back to FILE),
-test (-t) or list (-l) them, or write single records (--record). With no
-FILE, or "-", read standard input and write standard output. Inputs are
-kept unless --rm is given.
+Compress JSONL logs of LLM API traffic to FILE.m2m; restore, test or list
+them. A FILE may be gzip- or zstd-compressed: a.jsonl.gz gives a.jsonl.m2m,
+which -d restores to a.jsonl. With no FILE, or -, read standard input and
+write standard output. Inputs are kept unless --rm is given.
 
-Options:
+Modes (compression is the default):
+  -d, --decompress      restore FILE.m2m to FILE
+  -t, --test            decode and check every record
+  -l, --list            count records, encodings and models (headers only)
+      --record LIST     write records LIST of one FILE.m2m (7 or 0-9,42; from 0)
+
+Output:
+  -c, --stdout          write to standard output
+  -o, --output FILE     write to FILE (one input only)
+  -f, --force           overwrite outputs; write compressed data to a terminal;
+                        read a terminal; with -d, copy input that is not m2m
+  -k, --keep            keep inputs (default)
+      --rm              remove inputs after success
+
+Compression:
+  -#, --level N         Brotli quality, 0-11 (default 5)
+      --archive         blocks compressed as a unit, repeated values stored
+                        once: smaller; one record decodes its block
+      --format F        container (default) or lines (a wire string a line)
+      --algorithm A     auto (default), m2m, brotli or tokennative
+      --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
+      --llama3-tokenizer PATH
+                        Llama 3 ranks (original/tokenizer.model)
+      --verify          decode each record after encoding it, and compare
+      --security S      seal records: none (default), hmac or aead;
+                        -d, -t, --record: require them sealed
+      --key-file FILE   the 32-byte key: raw, or 64 hex digits
+
+Other:
+  -T, --threads N       workers (default 0: one a core)
+  -q, --quiet           no progress or summary; twice: no error messages
+  -v, --verbose         more detail (repeatable)
+      --cpuprofile FILE write a CPU profile
+      --memprofile FILE write an allocation profile
+  -V, --version         print the version and the kernels in use
+  -h, --help            print this help
+
+Examples:
+  m2m-batch logs.jsonl.gz             logs.jsonl.m2m, logs.jsonl.gz kept
+  m2m-batch --archive -o all.m2m -    an archive of standard input
+  m2m-batch -d logs.jsonl.m2m         logs.jsonl
+  m2m-batch --record 42 logs.jsonl.m2m
+  zcat day-*.gz | m2m-batch > day.m2m
 `
 
 // levelArg matches zstd-style level flags such as -5 and -11.
 var levelArg = regexp.MustCompile(`^-([0-9]+)$`)
 
 // rewriteLevels turns "-5" into "--level=5", as zstd users type it, up to
-// a "--" that ends the options.
-func rewriteLevels(args []string) []string {
+// a "--" that ends the options. An argument that is the value of the flag
+// before it (-T -1, --record -1) is left for that flag to judge.
+func rewriteLevels(fs *pflag.FlagSet, args []string) []string {
+	takesValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal == "" }
 	out := make([]string, 0, len(args))
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
 		if m := levelArg.FindStringSubmatch(a); m != nil {
-			a = "--level=" + m[1]
+			out = append(out, "--level="+m[1])
+			continue
 		}
 		out = append(out, a)
+		valueNext := false
+		switch {
+		case strings.HasPrefix(a, "--"):
+			valueNext = !strings.Contains(a, "=") && takesValue(fs.Lookup(a[2:]))
+		case strings.HasPrefix(a, "-"):
+			// Shorthands run together (-qT); the first that takes a value
+			// takes the rest of the argument, or the next one.
+			for j := 1; j < len(a); j++ {
+				if takesValue(fs.ShorthandLookup(a[j : j+1])) {
+					valueNext = j == len(a)-1
+					break
+				}
+			}
+		}
+		if valueNext && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
 	}
 	return out
 }
 
-// parseArgs parses the command line. It prints the usage to stderr for
-// --help and returns errHelp.
-func parseArgs(args []string, stderr io.Writer) (*config, error) {
-	c := &config{}
+// args holds the flags that validate turns into a config.
+type args struct {
+	decompress, test, list, keep, help bool
+	quiet, verbose                     int
+	level, workers                     int
+	algorithm, format, security        string
+	keyFile, tok, llama3, records      string
+}
+
+// newFlagSet defines the flags, writing into c and a. The usage text
+// (usage) describes them; the texts here only feed pflag's errors.
+func newFlagSet(c *config, a *args) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("m2m-batch", pflag.ContinueOnError)
-	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
-	var (
-		decompress, test, list, keep, help bool
-		quiet, verbose                     int
-		level                              int
-		algorithm, format, security        string
-		keyFile, tok, llama3               string
-		workers                            int
-		records                            string
-	)
-	fs.BoolVarP(&decompress, "decompress", "d", false, "decompress")
-	fs.BoolVarP(&test, "test", "t", false, "test the integrity of compressed files")
-	fs.BoolVarP(&list, "list", "l", false, "list records, formats and models (from headers only)")
-	fs.StringVar(&records, "record", "", "write records `LIST` (e.g. 7 or 0-9,42; numbered from 0) of one compressed FILE, decoding only what they need")
-	fs.BoolVarP(&c.stdout, "stdout", "c", false, "write to standard output, keep inputs")
-	fs.StringVarP(&c.output, "output", "o", "", "write to `FILE` (one input only)")
-	fs.BoolVarP(&keep, "keep", "k", true, "keep input files (the default)")
-	fs.BoolVar(&c.rm, "rm", false, "remove input files after success")
-	fs.BoolVarP(&c.force, "force", "f", false, "overwrite outputs; write compressed data to a terminal")
-	fs.IntVarP(&workers, "threads", "T", 0, "use `N` workers (0: all cores)")
-	fs.IntVar(&level, "level", 5, "Brotli quality 0-11 (also -0 ... -11)")
-	fs.BoolVar(&c.opts.Archive, "archive", false, "archive: blocks compressed as a unit, repeated JSON values stored once (smaller; reading one record decodes its block and the values it refers to)")
-	fs.StringVar(&format, "format", "container", "output `format`: container or lines (one wire string per line)")
-	fs.StringVar(&algorithm, "algorithm", "auto", "record `encoding`: auto, m2m, tokennative or brotli")
-	fs.StringVar(&tok, "tokenizer", "cl100k", "TokenNative `tokenizer`: cl100k, o200k or llama3")
-	fs.StringVar(&llama3, "llama3-tokenizer", "", "Llama 3 ranks (original/tokenizer.model) at `PATH`")
-	fs.BoolVar(&c.opts.Verify, "verify", false, "decode every record after encoding it and compare")
-	fs.StringVar(&security, "security", "none", "seal records: none, hmac (HMAC-SHA256) or aead (ChaCha20-Poly1305)")
-	fs.StringVar(&keyFile, "key-file", "", "32-byte key for --security: raw, or 64 hex digits, in `FILE`")
-	fs.CountVarP(&quiet, "quiet", "q", "no progress or summary (twice: errors only as exit status)")
-	fs.CountVarP(&verbose, "verbose", "v", "more detail (repeatable)")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
-	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile to `FILE`")
-	fs.BoolVarP(&c.version, "version", "V", false, "print the version and kernels, and exit")
-	fs.BoolVarP(&help, "help", "h", false, "print this help")
-	if err := fs.Parse(rewriteLevels(args)); err != nil {
+	fs.BoolVarP(&a.decompress, "decompress", "d", false, "decompress")
+	fs.BoolVarP(&a.test, "test", "t", false, "test")
+	fs.BoolVarP(&a.list, "list", "l", false, "list")
+	fs.StringVar(&a.records, "record", "", "records to write")
+	fs.BoolVarP(&c.stdout, "stdout", "c", false, "write to standard output")
+	fs.StringVarP(&c.output, "output", "o", "", "output file")
+	fs.BoolVarP(&a.keep, "keep", "k", true, "keep inputs")
+	fs.BoolVar(&c.rm, "rm", false, "remove inputs")
+	fs.BoolVarP(&c.force, "force", "f", false, "force")
+	fs.IntVarP(&a.workers, "threads", "T", 0, "workers")
+	fs.IntVar(&a.level, "level", 5, "Brotli quality")
+	fs.BoolVar(&c.opts.Archive, "archive", false, "archive")
+	fs.StringVar(&a.format, "format", "container", "output format")
+	fs.StringVar(&a.algorithm, "algorithm", "auto", "record encoding")
+	fs.StringVar(&a.tok, "tokenizer", "cl100k", "TokenNative tokenizer")
+	fs.StringVar(&a.llama3, "llama3-tokenizer", "", "Llama 3 ranks")
+	fs.BoolVar(&c.opts.Verify, "verify", false, "verify")
+	fs.StringVar(&a.security, "security", "none", "security mode")
+	fs.StringVar(&a.keyFile, "key-file", "", "key file")
+	fs.CountVarP(&a.quiet, "quiet", "q", "quiet")
+	fs.CountVarP(&a.verbose, "verbose", "v", "verbose")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "CPU profile")
+	fs.StringVar(&c.memProfile, "memprofile", "", "allocation profile")
+	fs.BoolVarP(&c.version, "version", "V", false, "version")
+	fs.BoolVarP(&a.help, "help", "h", false, "help")
+	return fs
+}
+
+// parseArgs parses the command line. It prints the usage to stdout for
+// --help and returns errHelp.
+func parseArgs(argv []string, stdout io.Writer) (*config, error) {
+	c := &config{}
+	var a args
+	fs := newFlagSet(c, &a)
+	if err := fs.Parse(rewriteLevels(fs, argv)); err != nil {
 		return nil, err
 	}
-	if help {
-		fmt.Fprint(stderr, usageHead)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
+	if a.help {
+		fmt.Fprint(stdout, usage)
 		return nil, errHelp
 	}
 	c.files = fs.Args()
-	c.verbosity = verbose - quiet
+	if err := c.validate(fs, &a); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
+// validate checks the flags against each other and fills in the rest of c.
+func (c *config) validate(fs *pflag.FlagSet, a *args) error {
+	c.verbosity = a.verbose - a.quiet
 	n := 0
 	for _, m := range []struct {
 		on bool
 		m  mode
-	}{{decompress, modeDecompress}, {test, modeTest}, {list, modeList}, {records != "", modeRecord}} {
+	}{{a.decompress, modeDecompress}, {a.test, modeTest}, {a.list, modeList}, {a.records != "", modeRecord}} {
 		if m.on {
 			c.mode = m.m
 			n++
 		}
 	}
 	if n > 1 {
-		return nil, errors.New("-d, -t, -l and --record exclude each other")
+		return errors.New("-d, -t, -l and --record exclude each other")
 	}
 	if c.mode == modeRecord {
 		var err error
-		if c.records, err = parseSpans(records); err != nil {
-			return nil, err
+		if c.records, err = parseSpans(a.records); err != nil {
+			return err
 		}
 		switch {
 		case len(c.files) != 1 || c.files[0] == "-":
-			return nil, errors.New("--record reads one compressed FILE (not standard input: it seeks)")
+			return errors.New("--record reads one compressed FILE (not standard input: it seeks)")
 		case c.rm:
-			return nil, errors.New("--rm and --record exclude each other")
+			return errors.New("--rm and --record exclude each other")
 		}
 	}
 	if c.rm && fs.Changed("keep") {
-		return nil, errors.New("--rm and -k exclude each other")
+		return errors.New("--rm and -k exclude each other")
 	}
 	if c.output != "" && c.stdout {
-		return nil, errors.New("-o and -c exclude each other")
+		return errors.New("-o and -c exclude each other")
 	}
 	if c.output != "" && len(c.files) > 1 {
-		return nil, errors.New("-o takes one input file")
+		return errors.New("-o takes one input file")
 	}
 	if c.rm && (c.mode == modeTest || c.mode == modeList) {
-		return nil, errors.New("--rm only goes with compression or -d")
+		return errors.New("--rm only goes with compression or -d")
 	}
 	if c.rm && c.stdout {
-		return nil, errors.New("--rm and -c exclude each other: nothing would be left on disk")
+		return errors.New("--rm and -c exclude each other: nothing would be left on disk")
 	}
-	if workers < 0 {
-		return nil, fmt.Errorf("-T%d: the number of workers cannot be negative", workers)
+	if a.workers < 0 {
+		return fmt.Errorf("-T %d: the number of workers cannot be negative", a.workers)
 	}
-	c.opts.Workers = workers
-	if level < 0 || level > 11 {
-		return nil, fmt.Errorf("level %d: Brotli qualities go from 0 to 11", level)
+	c.opts.Workers = a.workers
+	c.opts.CopyUnknown = c.force && c.mode == modeDecompress
+	if a.level < 0 || a.level > 11 {
+		return fmt.Errorf("level %d: Brotli qualities go from 0 to 11", a.level)
 	}
-	if level == 0 {
+	if a.level == 0 {
 		c.opts.Codec = append(c.opts.Codec, codec.WithQuality(0))
 	} else {
-		c.opts.Quality = level
+		c.opts.Quality = a.level
 	}
 	var err error
-	if c.opts.Format, err = pipeline.ParseFormat(format); err != nil {
-		return nil, err
+	if c.opts.Format, err = pipeline.ParseFormat(a.format); err != nil {
+		return err
 	}
-	if c.opts.Algorithm, err = pipeline.ParseAlgorithm(algorithm); err != nil {
-		return nil, err
+	if c.opts.Algorithm, err = pipeline.ParseAlgorithm(a.algorithm); err != nil {
+		return err
 	}
-	enc, err := parseTokenizer(tok)
+	enc, err := parseTokenizer(a.tok)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.opts.Codec = append(c.opts.Codec, codec.WithTokenizer(enc))
-	if llama3 != "" {
+	if a.llama3 != "" {
 		// The tokenizer package loads the ranks from this file on first use,
 		// checking their hash.
-		if err := os.Setenv(tokenizer.Llama3Env, llama3); err != nil {
-			return nil, err
+		if err := os.Setenv(tokenizer.Llama3Env, a.llama3); err != nil {
+			return err
 		}
 	}
-	if c.opts.Security, err = parseSecurity(security); err != nil {
-		return nil, err
+	if c.opts.Security, err = parseSecurity(a.security); err != nil {
+		return err
 	}
 	if c.opts.Archive {
 		switch {
 		case c.mode != modeCompress:
-			return nil, errors.New("--archive is for compression: -d, -t and -l read archives as they are")
+			return errors.New("--archive is for compression: -d, -t and -l read archives as they are")
 		case c.opts.Security != codec.SecurityNone:
-			return nil, errors.New("--archive and --security exclude each other: an archive's blocks are not sealed")
+			return errors.New("--archive and --security exclude each other: an archive's blocks are not sealed")
 		case fs.Changed("format") || fs.Changed("algorithm") || fs.Changed("level"):
-			return nil, errors.New("--archive sets its own layout: --format, --algorithm and --level do not apply")
+			return errors.New("--archive sets its own layout: --format, --algorithm and --level do not apply")
 		}
 	}
 	switch {
-	case c.opts.Security != codec.SecurityNone && keyFile == "":
-		return nil, fmt.Errorf("--security %s needs --key-file", security)
-	case c.opts.Security == codec.SecurityNone && keyFile != "":
-		return nil, errors.New("--key-file needs --security hmac or aead")
-	case keyFile != "":
-		if c.opts.Key, err = readKey(keyFile); err != nil {
-			return nil, err
+	case c.opts.Security != codec.SecurityNone && a.keyFile == "":
+		return fmt.Errorf("--security %s needs --key-file", a.security)
+	case c.opts.Security == codec.SecurityNone && a.keyFile != "":
+		return errors.New("--key-file needs --security hmac or aead")
+	case a.keyFile != "":
+		if c.opts.Key, err = readKey(a.keyFile); err != nil {
+			return err
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // span is a range of record numbers, first to last inclusive.

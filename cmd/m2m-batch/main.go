@@ -12,10 +12,19 @@
 //
 // With no FILE, or "-", it reads standard input and writes standard output.
 // Input files are kept unless --rm is given; existing outputs are not
-// overwritten without -f; compressed data is not written to a terminal.
-// Output goes to a temporary file renamed into place when complete, so an
-// error or Ctrl-C (exit status 130) leaves no partial file behind. Exit
-// status 1 means some file failed; each failure is reported on stderr.
+// overwritten without -f; compressed data is not written to a terminal, nor
+// data read from one. A file output goes to a temporary file (.NAME.*.tmp,
+// next to it) renamed into place when complete, so an error, Ctrl-C, SIGHUP
+// or SIGTERM (exit status 130) leaves no partial file behind; a temporary
+// file left by a run that was killed outright is removed by the next run
+// that writes the same output. An existing device or FIFO (/dev/null) is
+// written in place, never replaced or removed. Exit status 1 means some
+// file failed; each failure is reported on stderr.
+//
+// Input that is not an m2m file is refused by -d, -t and -l (-d -f copies
+// it as it is, as zstd -df does); gzip and zstd input is decompressed for
+// compression, and the output named after what it holds (a.jsonl.gz gives
+// a.jsonl.m2m).
 //
 // Every line of the input comes back byte for byte: lines that are not
 // JSON, blank lines, CRLF endings, invalid UTF-8 and lines over the
@@ -44,8 +53,12 @@ const (
 	exitOK          = 0
 	exitError       = 1
 	exitUsage       = 2
-	exitInterrupted = 130 // 128 + SIGINT, as shells report it
+	exitInterrupted = 130 // 128 + SIGINT, as shells report it; 128 + the signal's number in general
 )
+
+// signals are those that stop a run the way Ctrl-C does: the partial
+// output is removed and the exit status is 128 + the signal's number.
+var signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -54,18 +67,29 @@ func main() {
 // run is the whole program, with its streams given, so tests can run it in
 // process as well as through the built binary.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, signals...)
+	defer signal.Stop(sigs)
+	exitSignal := exitInterrupted
 	go func() {
-		// After the first interrupt, a second one kills at once.
-		<-ctx.Done()
-		stop()
+		select {
+		case s := <-sigs:
+			if n, ok := s.(syscall.Signal); ok {
+				exitSignal = 128 + int(n)
+			}
+			// A second signal kills at once.
+			signal.Reset(signals...)
+			cancel()
+		case <-ctx.Done():
+		}
 	}()
 
 	if len(args) > 0 && args[0] == "bench" {
 		return runBench(ctx, args[1:], stdout, stderr)
 	}
-	cfg, err := parseArgs(args, stderr)
+	cfg, err := parseArgs(args, stdout)
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
@@ -100,7 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if ctx.Err() != nil {
-		return exitInterrupted
+		return exitSignal
 	}
 	return status
 }

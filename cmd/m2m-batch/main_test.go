@@ -5,15 +5,17 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/spf13/pflag"
 
 	"github.com/m2m-go/m2m/internal/sample"
 )
@@ -193,10 +195,6 @@ func TestStdio(t *testing.T) {
 	if r := ok(t, dir, []byte(packed), "-d", "-"); r.stdout != string(data) {
 		t.Fatal(`"-" round trip failed`)
 	}
-	// /dev/null is a character device but not a terminal.
-	if runtime.GOOS != "windows" {
-		ok(t, dir, data, "-q", "-o", os.DevNull, "-f")
-	}
 }
 
 func TestRemove(t *testing.T) {
@@ -258,17 +256,38 @@ func TestHugeLines(t *testing.T) {
 	}
 }
 
-func TestGzipInput(t *testing.T) {
+// TestCompressedInput: gzip and zstd input is compressed as the JSONL it
+// holds, and the output named after that: a.jsonl.gz gives a.jsonl.m2m,
+// which -d restores to a.jsonl. Text that merely starts with a magic
+// number is text.
+func TestCompressedInput(t *testing.T) {
 	dir := t.TempDir()
 	data := sample.JSONL()
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(data)
 	zw.Close()
-	write(t, filepath.Join(dir, "s.jsonl.gz"), gz.Bytes())
-	ok(t, dir, nil, "-q", "s.jsonl.gz")
-	if got := ok(t, dir, nil, "-dc", "s.jsonl.gz.m2m").stdout; got != string(data) {
-		t.Fatal("gzip input did not decompress to its JSONL")
+	zs, _ := zstd.NewWriter(nil)
+	for name, packed := range map[string][]byte{"g.jsonl.gz": gz.Bytes(), "z.jsonl.zst": zs.EncodeAll(data, nil), "Z.JSONL.ZSTD": zs.EncodeAll(data, nil)} {
+		write(t, filepath.Join(dir, name), packed)
+		ok(t, dir, nil, "-q", name)
+		base := name[:strings.LastIndexByte(name, '.')]
+		if _, err := os.Stat(filepath.Join(dir, name+".m2m")); !os.IsNotExist(err) {
+			t.Errorf("%s: output named after the compressed file", name)
+		}
+		ok(t, dir, nil, "-q", "-d", base+".m2m")
+		if !bytes.Equal(read(t, filepath.Join(dir, base)), data) {
+			t.Errorf("%s: -d did not restore %s", name, base)
+		}
+		if !bytes.Equal(read(t, filepath.Join(dir, name)), packed) {
+			t.Errorf("%s: the original was touched", name)
+		}
+	}
+	// A .gz name on plain text keeps its name: the output restores it.
+	write(t, filepath.Join(dir, "plain.gz"), []byte("\x1f\x8b is not gzip\n{}\n"))
+	ok(t, dir, nil, "-q", "plain.gz")
+	if r := ok(t, dir, nil, "-dc", "plain.gz.m2m"); r.stdout != "\x1f\x8b is not gzip\n{}\n" {
+		t.Errorf("text with a gzip magic came back as %q", r.stdout)
 	}
 }
 
@@ -400,48 +419,77 @@ func TestUsage(t *testing.T) {
 	if r := ok(t, dir, nil, "-V"); !strings.HasPrefix(r.stdout, "m2m-batch ") || !strings.Contains(r.stdout, "crc=") {
 		t.Errorf("-V said %q", r.stdout)
 	}
-	if r := ok(t, dir, nil, "--help"); !strings.Contains(r.stderr, "--decompress") {
-		t.Errorf("--help said %q", r.stderr)
+	// Values of flags are not taken for levels: the messages quote what
+	// was typed.
+	for _, args := range [][]string{{"-T", "-1"}, {"-qT", "-1"}, {"--record", "-1", "a.jsonl"}, {"--threads", "-1"}} {
+		if msg := fails(t, dir, exitUsage, nil, args...); strings.Contains(msg, "level") || !strings.Contains(msg, "-1") {
+			t.Errorf("%v: %q", args, msg)
+		}
+	}
+	if r := ok(t, dir, nil, "-T", "1", "-3", "-q", "-c", "a.jsonl"); r.stdout == "" {
+		t.Error("-T 1 -3: no output")
 	}
 }
 
-// TestInterrupt: Ctrl-C while compressing from a pipe that stays open
-// exits with 130 and leaves no output.
-func TestInterrupt(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGINT")
+// TestHelp: --help goes to standard output, reads like zstd's (no
+// "[=true|false]", no repeated defaults) and names every flag.
+func TestHelp(t *testing.T) {
+	r := ok(t, t.TempDir(), nil, "--help")
+	if r.stderr != "" || !strings.HasPrefix(r.stdout, "Usage: m2m-batch") {
+		t.Fatalf("--help: stdout %.40q, stderr %q", r.stdout, r.stderr)
 	}
-	dir := t.TempDir()
-	cmd := command("-o", "out.m2m")
-	cmd.Dir = dir
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	in.Write(sample.JSONL())
-	// Wait until the output file exists: the tool is under way.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if tmp, _ := filepath.Glob(filepath.Join(dir, ".out.m2m.*.tmp")); len(tmp) > 0 || time.Now().After(deadline) {
-			break
+	for _, bad := range []string{"[=true|false]", "(default true)", "(default false)"} {
+		if strings.Contains(r.stdout, bad) {
+			t.Errorf("--help says %q", bad)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
-		t.Fatalf("after SIGINT: %v, want exit %d\n%s", err, exitInterrupted, stderr.String())
+	for _, want := range []string{".gz", "--archive", "Examples:"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--help does not mention %s", want)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "out.m2m")); !os.IsNotExist(err) {
-		t.Errorf("output exists after the interrupt: %v", err)
+	c, err := parseArgs([]string{"-h"}, io.Discard)
+	if c != nil || !errors.Is(err, errHelp) {
+		t.Fatal("-h is not help")
 	}
+	for _, name := range flagNames() {
+		if !strings.Contains(r.stdout, "--"+name+" ") && !strings.Contains(r.stdout, "--"+name+"\n") {
+			t.Errorf("--help does not name --%s", name)
+		}
+	}
+}
+
+// flagNames lists the long names of every flag.
+func flagNames() []string {
+	var names []string
+	newFlagSet(new(config), new(args)).VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// TestNotOurs: -t, -l and -d refuse input that is not an m2m file, as zstd
+// does; -d -f copies it as it is.
+func TestNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	write(t, filepath.Join(dir, "plain.jsonl"), data)
+	write(t, filepath.Join(dir, "plain.m2m"), data)
+	for _, args := range [][]string{{"-t", "plain.jsonl"}, {"-l", "plain.jsonl"}, {"-dc", "plain.jsonl"}, {"-d", "plain.m2m"}} {
+		if msg := fails(t, dir, exitError, nil, args...); !strings.Contains(msg, "not an m2m file") {
+			t.Errorf("%v: %q", args, msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plain")); !os.IsNotExist(err) {
+		t.Errorf("-d of a file that is not m2m left an output: %v", err)
+	}
+	if r := ok(t, dir, nil, "-dcf", "plain.jsonl"); r.stdout != string(data) {
+		t.Error("-dcf did not copy the input")
+	}
+	ok(t, dir, nil, "-q", "-df", "plain.m2m")
+	if !bytes.Equal(read(t, filepath.Join(dir, "plain")), data) {
+		t.Error("-df did not copy the input")
+	}
+	// -f does not make -t or -l accept it.
+	fails(t, dir, exitError, nil, "-tf", "plain.jsonl")
 	noTemporaries(t, dir)
 }
 
@@ -465,26 +513,47 @@ func TestCorpus(t *testing.T) {
 }
 
 // TestTerminal: compressed data is not written to a terminal without -f;
-// text is.
+// text is. Data is not read from a terminal without -f.
 func TestTerminal(t *testing.T) {
 	defer func(f func(any) bool) { isTerminal = f }(isTerminal)
-	isTerminal = func(any) bool { return true }
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-q"}, strings.NewReader("{}\n"), &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "terminal") || stdout.Len() > 0 {
-		t.Errorf("compressing to a terminal: exit %d, stderr %q, %d bytes out", code, stderr.String(), stdout.Len())
+	var ttyIn, ttyOut bool // whether stdin, stdout (and stderr) pretend to be terminals
+	isTerminal = func(f any) bool {
+		switch f.(type) {
+		case *strings.Reader:
+			return ttyIn
+		case *bytes.Buffer:
+			return ttyOut
+		}
+		return false
 	}
-	stderr.Reset()
-	if code := run([]string{"-q", "-f"}, strings.NewReader("{}\n"), &stdout, &stderr); code != exitOK || stdout.Len() == 0 {
-		t.Errorf("-f: exit %d, stderr %q", code, stderr.String())
+	try := func(args []string, in string) (code int, stdout, stderr string) {
+		var o, e bytes.Buffer
+		code = run(args, strings.NewReader(in), &o, &e)
+		return code, o.String(), e.String()
+	}
+	ttyIn = true
+	for _, args := range [][]string{{"-q"}, {"-dq"}, {"-t"}, {"-l"}} {
+		if code, _, stderr := try(args, "{}\n"); code != exitError || !strings.Contains(stderr, "standard input is a terminal") {
+			t.Errorf("%v from a terminal: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if code, stdout, stderr := try([]string{"-qf"}, "{}\n"); code != exitOK || stdout == "" {
+		t.Errorf("-f from a terminal: exit %d, stderr %q", code, stderr)
+	}
+	ttyIn, ttyOut = false, true
+	if code, stdout, stderr := try([]string{"-q"}, "{}\n"); code != exitError || !strings.Contains(stderr, "standard output is a terminal") || stdout != "" {
+		t.Errorf("compressing to a terminal: exit %d, stderr %q, %d bytes out", code, stderr, len(stdout))
+	}
+	if code, stdout, stderr := try([]string{"-q", "-f"}, "{}\n"); code != exitOK || stdout == "" {
+		t.Errorf("-f: exit %d, stderr %q", code, stderr)
 	}
 	for _, args := range [][]string{{"-q", "--format=lines"}, {"-q", "-d"}} {
 		in := "{}\n"
 		if args[1] == "-d" {
 			in = "#M2M[v3.0]|DATA:CwGAe30DAw==\n"
 		}
-		stdout.Reset()
-		if code := run(args, strings.NewReader(in), &stdout, &stderr); code != exitOK || stdout.Len() == 0 {
-			t.Errorf("%v to a terminal: exit %d, stderr %q", args, code, stderr.String())
+		if code, stdout, stderr := try(args, in); code != exitOK || stdout == "" {
+			t.Errorf("%v to a terminal: exit %d, stderr %q", args, code, stderr)
 		}
 	}
 }
