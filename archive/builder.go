@@ -33,7 +33,8 @@ type Options struct {
 	// referred to; default 64 bytes.
 	MinSize int
 	// GenCap bounds the dedupe store: it holds at most two generations
-	// of entries, each of GenCap to 2*GenCap bytes of text; default 32 MiB.
+	// of entries, each of GenCap to 2*GenCap bytes of text; default and
+	// most 32 MiB.
 	GenCap int
 	// Level is the zstd level of the blocks' sections, 1 to 4 (fastest,
 	// default, better, best); default 3.
@@ -41,7 +42,7 @@ type Options struct {
 }
 
 func (o Options) minSize() int { return pick(o.MinSize, 64) }
-func (o Options) genCap() int  { return pick(o.GenCap, 32<<20) }
+func (o Options) genCap() int  { return min(pick(o.GenCap, maxGenCap), maxGenCap) }
 func (o Options) level() int   { return min(pick(o.Level, 3), 4) }
 
 func pick(v, def int) int {

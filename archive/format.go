@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/m2m-go/m2m/codec"
@@ -33,10 +34,12 @@ const (
 	// longest piece m2m-batch keeps in one record.
 	MaxLine = 16 << 20
 	// maxSection is the most a block's store or skeleton section may
-	// decompress to.
-	maxSection = 64 << 20
-	// maxGenCap is the largest store generation a reader accepts.
-	maxGenCap = 1 << 30
+	// decompress to: what the writer makes of an 8 MiB batch that ends in
+	// a 16 MiB line.
+	maxSection = 32 << 20
+	// maxGenCap is the largest store generation a reader accepts, and the
+	// largest a writer makes: it bounds the text a reader keeps.
+	maxGenCap = 32 << 20
 )
 
 // ErrCorrupt is what every error about a damaged archive block wraps.
@@ -251,6 +254,11 @@ type Unpacked struct {
 	index   []byte
 	store   []byte
 	skel    []byte
+}
+
+// Size is about how many bytes of memory u holds.
+func (u *Unpacked) Size() int {
+	return cap(u.index) + cap(u.store) + cap(u.skel) + len(u.Records)*int(unsafe.Sizeof(RecIndex{}))
 }
 
 // A Decoder decompresses block bodies: one per worker, not safe for

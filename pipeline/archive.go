@@ -42,21 +42,22 @@ func compressArchive(ctx context.Context, r io.Reader, out io.Writer, o Options,
 	if o.Batch > 0 {
 		size = o.Batch
 	}
-	err = ordered(ctx, n, n,
-		func(ctx context.Context, emit func(archiveJob) error) error {
+	err = ordered(ctx, n, n, flowBudget,
+		func(ctx context.Context, emit func(archiveJob, int) error) error {
 			return readBatches(ctx, r, size, o.maxLine(), st, func(b *batch) error {
 				blk := new(archive.Block)
 				w.Begin(blk)
 				for _, l := range b.lines {
 					w.Add(blk, b.buf[l.start:l.end], l.continues, l.noNewline)
 				}
-				return emit(archiveJob{b, blk})
+				// The batch, and the block's skeletons made of it.
+				return emit(archiveJob{b, blk}, 2*cap(b.buf))
 			})
 		},
-		func(i int, j archiveJob) (archiveOut, error) {
+		func(i int, j archiveJob, send func(archiveOut, int) error) error {
 			e, err := pool.get(i)
 			if err != nil {
-				return archiveOut{}, err
+				return err
 			}
 			var c container.Counts
 			for _, l := range j.b.lines {
@@ -68,7 +69,8 @@ func compressArchive(ctx context.Context, r io.Reader, out io.Writer, o Options,
 			}
 			body := e.AppendBody(nil, j.blk)
 			st.Records.Add(int64(c.Records))
-			return archiveOut{container.AppendBlock(nil, container.TypeArchive, c.Records, body), c, j.blk.Entries}, nil
+			block := container.AppendBlock(nil, container.TypeArchive, c.Records, body)
+			return send(archiveOut{block, c, j.blk.Entries}, len(block))
 		},
 		func(bo archiveOut) error {
 			entries = append(entries, bo.entries)
@@ -91,11 +93,21 @@ type archiveOut struct {
 }
 
 // archiveReader decodes the archive blocks of a container in order: the
-// workers unpack them, and it expands their records with its store.
+// workers unpack them, and it expands their records with its store,
+// writing them out in pieces.
 type archiveReader struct {
 	x       archive.Expander
 	entries []int
 	dirSeen bool
+	write   func([]byte) error // takes the piece it is given
+}
+
+// size is about how much memory d holds.
+func (d decoded) size() int {
+	if d.u != nil {
+		return d.u.Size()
+	}
+	return cap(d.out) + cap(d.dir)
 }
 
 // unpackArchive is a worker's part: decompress and parse an archive block.
@@ -111,34 +123,40 @@ func unpackArchive(d *archive.Decoder, j blockJob) (decoded, error) {
 }
 
 // expand is the consumer's part: the records of an unpacked block, in
-// order, as lines.
-func (a *archiveReader) expand(dst []byte, d decoded, st *Stats) ([]byte, error) {
+// order, written out as lines in pieces.
+func (a *archiveReader) expand(d decoded, st *Stats) error {
 	if d.dir != nil {
 		if err := archive.CheckDirectory(d.dir, a.entries); err != nil {
-			return dst, fmt.Errorf("directory block: %w", err)
+			return fmt.Errorf("directory block: %w", err)
 		}
 		a.dirSeen = true
-		return dst, nil
+		return nil
 	}
 	if a.dirSeen {
-		return dst, fmt.Errorf("block at offset %d: %w: archive block after the directory", d.offset, archive.ErrCorrupt)
+		return fmt.Errorf("block at offset %d: %w: archive block after the directory", d.offset, archive.ErrCorrupt)
 	}
 	n := d.first
+	buf := getPiece()
 	err := a.x.Block(d.u, func(i int, r *archive.RecIndex, line []byte) error {
-		dst = append(dst, line...)
+		buf = append(buf, line...)
 		if !r.NoNewline {
-			dst = append(dst, '\n')
+			buf = append(buf, '\n')
 		}
 		if !r.Continues {
 			st.Lines.Add(1)
 		}
 		n++
-		return nil
+		if len(buf) < pieceSize {
+			return nil
+		}
+		err := a.write(buf)
+		buf = getPiece()
+		return err
 	})
 	if err != nil {
-		return dst, fmt.Errorf("record %d (block at offset %d): %w", n, d.offset, err)
+		return fmt.Errorf("record %d (block at offset %d): %w", n, d.offset, err)
 	}
 	a.entries = append(a.entries, d.u.Entries())
 	st.Records.Add(int64(len(d.u.Records)))
-	return dst, nil
+	return a.write(buf)
 }

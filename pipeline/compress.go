@@ -91,17 +91,23 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 	n := o.workers()
 	pool := &workerPool[compressor]{state: make([]*compressor, n), make: func() (*compressor, error) { return newCompressor(o, st) }}
 	out := countingWriter{w, st}
-	produce := func(ctx context.Context, emit func(*batch) error) error {
-		return readBatches(ctx, r, o.batch(), o.maxLine(), st, emit)
+	produce := func(ctx context.Context, emit func(*batch, int) error) error {
+		return readBatches(ctx, r, o.batch(), o.maxLine(), st, func(b *batch) error {
+			return emit(b, cap(b.buf))
+		})
 	}
 	if o.Format == FormatLines {
-		return ordered(ctx, n, 2*n, produce,
-			func(i int, b *batch) ([]byte, error) {
+		return ordered(ctx, n, 2*n, flowBudget, produce,
+			func(i int, b *batch, send func([]byte, int) error) error {
 				c, err := pool.get(i)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				return c.lines(b)
+				p, err := c.lines(b)
+				if err != nil {
+					return err
+				}
+				return send(p, cap(p))
 			},
 			func(p []byte) error {
 				_, err := out.Write(p)
@@ -112,13 +118,17 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 	if err != nil {
 		return err
 	}
-	err = ordered(ctx, n, 2*n, produce,
-		func(i int, b *batch) (blockOut, error) {
+	err = ordered(ctx, n, 2*n, flowBudget, produce,
+		func(i int, b *batch, send func(blockOut, int) error) error {
 			c, err := pool.get(i)
 			if err != nil {
-				return blockOut{}, err
+				return err
 			}
-			return c.block(b)
+			bo, err := c.block(b)
+			if err != nil {
+				return err
+			}
+			return send(bo, bo.b.Len())
 		},
 		func(bo blockOut) error {
 			err := cw.Write(bo.b.Block(), bo.c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
@@ -26,8 +27,8 @@ type blockJob struct {
 	offset int64 // of the block in the file
 }
 
-// decoded is what a worker makes of a block: lines, or an archive block
-// unpacked for the consumer to expand in order.
+// decoded is a piece of what a worker makes of a block: lines, or an
+// archive block unpacked for the consumer to expand in order.
 type decoded struct {
 	out    []byte
 	u      *archive.Unpacked
@@ -36,10 +37,48 @@ type decoded struct {
 	offset int64
 }
 
+// pieces collects a worker's decoded lines and sends them on in pieces of
+// about pieceSize bytes, so that output never piles up in a worker.
+type pieces struct {
+	buf  []byte
+	send func(decoded, int) error
+}
+
+// spill sends what has been collected if it is a piece's worth.
+func (p *pieces) spill() error {
+	if len(p.buf) < pieceSize {
+		return nil
+	}
+	return p.flush()
+}
+
+// flush sends what has been collected.
+func (p *pieces) flush() error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	b := p.buf
+	p.buf = getPiece()
+	return p.send(decoded{out: b}, cap(b))
+}
+
+var piecePool = sync.Pool{New: func() any { return new([]byte) }}
+
+func getPiece() []byte { return (*piecePool.Get().(*[]byte))[:0] }
+
+// putPiece recycles a piece's memory, unless a long record made it large.
+func putPiece(b []byte) {
+	if cap(b) <= 4*pieceSize {
+		piecePool.Put(&b)
+	}
+}
+
 // Decompress reads a compressed corpus from r, a container file or a file
 // of wire strings, one per line, from any M2M implementation, and writes
 // the original lines to w. Every record is verified as it is decoded; the
 // first bad one stops the run with an error naming its record or line.
+// Input that is neither is refused with ErrUnknownFormat, or copied as it
+// is with Options.CopyUnknown.
 func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stats) error {
 	if st == nil {
 		st = new(Stats)
@@ -55,8 +94,9 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 		return &decompressor{dec: dec, st: st, secured: o.Security != codec.SecurityNone}, err
 	}}
 	out := countingWriter{w, st}
-	consume := func(p []byte) error {
+	write := func(p []byte) error {
 		_, err := out.Write(p)
+		putPiece(p)
 		return err
 	}
 	switch kind {
@@ -68,24 +108,26 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 		st.BytesIn.Add(n)
 		return err
 	case kindLines:
-		return ordered(ctx, n, 2*n,
-			func(ctx context.Context, emit func(*batch) error) error {
+		return ordered(ctx, n, 2*n, flowBudget,
+			func(ctx context.Context, emit func(*batch, int) error) error {
 				// A wire line longer than a message is an error; the reader
 				// marks it by cutting it.
-				return readBatches(ctx, in, o.batch(), codec.DefaultLimits.MaxMessage, st, emit)
+				return readBatches(ctx, in, o.batch(), codec.DefaultLimits.MaxMessage, st, func(b *batch) error {
+					return emit(b, cap(b.buf))
+				})
 			},
-			func(i int, b *batch) ([]byte, error) {
+			func(i int, b *batch, send func(decoded, int) error) error {
 				d, err := pool.get(i)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				return d.lines(b)
-			}, consume)
+				return d.lines(b, &pieces{buf: getPiece(), send: send})
+			},
+			func(d decoded) error { return write(d.out) })
 	}
-	var ar archiveReader
-	var buf []byte
-	err = ordered(ctx, n, 2*n,
-		func(ctx context.Context, emit func(blockJob) error) error {
+	ar := archiveReader{write: write}
+	err = ordered(ctx, n, 2*n, flowBudget,
+		func(ctx context.Context, emit func(blockJob, int) error) error {
 			cr, err := container.NewReader(in)
 			if err != nil {
 				return err
@@ -105,36 +147,35 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 					return fmt.Errorf("block at offset %d: %w: an archive is not sealed, and this run requires sealed records", b.Offset, codec.ErrIntegrity)
 				}
 				st.BytesIn.Add(int64(len(b.Body)))
-				if err := emit(blockJob{typ: b.Type, body: append([]byte(nil), b.Body...), first: b.First, offset: b.Offset}); err != nil {
+				if err := emit(blockJob{typ: b.Type, body: append([]byte(nil), b.Body...), first: b.First, offset: b.Offset}, len(b.Body)); err != nil {
 					return err
 				}
 			}
 		},
-		func(i int, j blockJob) (decoded, error) {
+		func(i int, j blockJob, send func(decoded, int) error) error {
 			d, err := pool.get(i)
 			if err != nil {
-				return decoded{}, err
+				return err
 			}
 			if j.typ == container.TypeArchive {
 				if d.adec == nil {
 					if d.adec, err = archive.NewDecoder(); err != nil {
-						return decoded{}, err
+						return err
 					}
 				}
-				return unpackArchive(d.adec, j)
+				u, err := unpackArchive(d.adec, j)
+				if err != nil {
+					return err
+				}
+				return send(u, u.size())
 			}
-			out, err := d.block(j)
-			return decoded{out: out}, err
+			return d.block(j, &pieces{buf: getPiece(), send: send})
 		},
 		func(d decoded) error {
 			if d.u == nil && d.dir == nil {
-				return consume(d.out)
+				return write(d.out)
 			}
-			var err error
-			if buf, err = ar.expand(buf[:0], d, st); err != nil {
-				return err
-			}
-			return consume(buf)
+			return ar.expand(d, st)
 		})
 	if err == nil && len(ar.entries) > 0 && !ar.dirSeen {
 		err = fmt.Errorf("%w: an archive without its directory block", archive.ErrCorrupt)
@@ -148,13 +189,13 @@ func Test(ctx context.Context, r io.Reader, o Options, st *Stats) error {
 	return Decompress(ctx, r, io.Discard, o, st)
 }
 
-// block decodes the records of a container block into lines.
-func (d *decompressor) block(j blockJob) ([]byte, error) {
-	var out []byte
+// block decodes the records of a container block into lines, sent on in
+// pieces.
+func (d *decompressor) block(j blockJob, p *pieces) error {
 	n := j.first
 	err := container.ParseRecords(j.body, func(rec container.Record) error {
 		var err error
-		if out, err = appendRecord(out, d.dec, rec, d.secured); err != nil {
+		if p.buf, err = appendRecord(p.buf, d.dec, rec, d.secured); err != nil {
 			return fmt.Errorf("record %d: %w", n, err)
 		}
 		d.st.count(rec.Encoding)
@@ -162,13 +203,13 @@ func (d *decompressor) block(j blockJob) ([]byte, error) {
 			d.st.Lines.Add(1)
 		}
 		n++
-		return nil
+		return p.spill()
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	d.st.Records.Add(n - j.first)
-	return out, nil
+	return p.flush()
 }
 
 // appendRecord appends the line a container record holds, with its line
@@ -198,24 +239,23 @@ func appendRecord(dst []byte, dec *codec.Decoder, rec container.Record, secured 
 	return dst, err
 }
 
-// lines decodes wire strings, one per line.
-func (d *decompressor) lines(b *batch) ([]byte, error) {
-	var out []byte
+// lines decodes wire strings, one per line, sent on in pieces.
+func (d *decompressor) lines(b *batch, p *pieces) error {
 	for i, l := range b.lines {
 		n := b.first + int64(i) + 1
 		if l.continues {
-			return nil, fmt.Errorf("line %d: longer than a message may be", n)
+			return fmt.Errorf("line %d: longer than a message may be", n)
 		}
 		wire := b.buf[l.start:l.end]
 		if d.secured {
 			if alg, _ := codec.Detect(wire); alg != codec.M2M {
-				return nil, fmt.Errorf("line %d: %w: %v message in a secured line file", n, codec.ErrIntegrity, alg)
+				return fmt.Errorf("line %d: %w: %v message in a secured line file", n, codec.ErrIntegrity, alg)
 			}
 		}
 		var alg codec.Algorithm
 		var err error
-		if out, alg, err = d.dec.AppendDecode(out, wire); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+		if p.buf, alg, err = d.dec.AppendDecode(p.buf, wire); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 		switch alg {
 		case codec.M2M:
@@ -228,9 +268,12 @@ func (d *decompressor) lines(b *batch) ([]byte, error) {
 			d.st.count(container.Raw)
 		}
 		if !l.noNewline {
-			out = append(out, '\n')
+			p.buf = append(p.buf, '\n')
+		}
+		if err := p.spill(); err != nil {
+			return err
 		}
 	}
 	d.st.Records.Add(int64(len(b.lines)))
-	return out, nil
+	return p.flush()
 }

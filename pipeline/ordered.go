@@ -5,39 +5,130 @@ import (
 	"sync"
 )
 
-// result is what a worker makes of one job.
-type result[R any] struct {
-	r   R
-	err error
+// Memory in flight. Every run holds at most about flowBudget bytes of
+// jobs and results between its stages, plus what each worker holds while
+// it works (one job, and the result it is making: a record of up to the
+// protocol's 16 MiB limit, and its coder's state). Results are sent in
+// pieces of about pieceSize bytes, so a small block that decodes to a lot
+// streams through instead of being built whole.
+const (
+	flowBudget = 64 << 20
+	pieceSize  = 256 << 10
+)
+
+// budget counts the bytes in flight and makes those who would go over
+// wait. The job the consumer waits on (the head) never waits, so the
+// pipeline always moves: every job before it is done, and every byte
+// counted belongs to it or to a job after it, which will become the head
+// in turn.
+type budget struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	limit   int64
+	used    int64
+	head    uint64 // the job the consumer is on
+	stopped bool
 }
 
-// ordered runs a producer, n workers and a consumer. produce emits jobs;
-// each goes to a free worker (work gets the worker's index, so it can keep
-// per-worker state), and consume receives the results in the order the jobs
-// were emitted. At most about 2*queue+n jobs are in flight (queued for the
-// consumer, queued for the workers, being worked on), so memory is bounded
-// by that many jobs and results. The first error, from any of the
-// three or from ctx, stops the others, and is what ordered returns.
-func ordered[J, R any](ctx context.Context, n, queue int,
-	produce func(ctx context.Context, emit func(J) error) error,
-	work func(worker int, j J) (R, error),
+func newBudget(limit int64) *budget {
+	b := &budget{limit: limit}
+	b.cond.L = &b.mu
+	return b
+}
+
+// acquire counts n bytes for job seq, waiting while they would exceed the
+// limit and seq is not the head. It returns false if the run stopped.
+func (b *budget) acquire(seq uint64, n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for !b.stopped && seq != b.head && b.used+int64(n) > b.limit {
+		b.cond.Wait()
+	}
+	b.used += int64(n)
+	return !b.stopped
+}
+
+func (b *budget) release(n int) {
+	b.mu.Lock()
+	b.used -= int64(n)
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// advance makes seq the head.
+func (b *budget) advance(seq uint64) {
+	b.mu.Lock()
+	b.head = seq
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *budget) stop() {
+	b.mu.Lock()
+	b.stopped = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// piece is one result of a job, or (last) the end of its results.
+type piece[R any] struct {
+	r    R
+	size int
+	last bool
+	err  error
+}
+
+// ordered runs a producer, n workers and a consumer. produce emits jobs,
+// each with the bytes it holds; each job goes to a free worker (work gets
+// the worker's index, so it can keep per-worker state), which sends its
+// results, one or several, each with its size; consume receives them in
+// the order the jobs were emitted, and each job's in the order sent. At
+// most queue jobs wait for a worker, and the bytes of jobs and results
+// not yet consumed are bounded by limit (see type budget). The first
+// error, from any of the three or from ctx, stops the others, and is what
+// ordered returns.
+func ordered[J, R any](ctx context.Context, n, queue int, limit int64,
+	produce func(ctx context.Context, emit func(j J, size int) error) error,
+	work func(worker int, j J, send func(r R, size int) error) error,
 	consume func(R) error,
 ) error {
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	b := newBudget(limit)
+	context.AfterFunc(ctx, b.stop)
 	type task struct {
-		j   J
-		out chan result[R]
+		seq  uint64
+		j    J
+		size int
+		out  chan piece[R]
 	}
 	tasks := make(chan task, queue)
-	order := make(chan chan result[R], queue)
+	order := make(chan task, queue)
 
 	var wg sync.WaitGroup
 	for w := range n {
 		wg.Go(func() {
 			for t := range tasks {
-				r, err := work(w, t.j)
-				t.out <- result[R]{r, err} // buffered: never blocks
+				if ctx.Err() != nil {
+					continue // the consumer has stopped reading
+				}
+				send := func(r R, size int) error {
+					if !b.acquire(t.seq, size) {
+						return ctx.Err()
+					}
+					select {
+					case t.out <- piece[R]{r: r, size: size}:
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				err := work(w, t.j, send)
+				select {
+				case t.out <- piece[R]{last: true, err: err}:
+				case <-ctx.Done():
+				}
 			}
 		})
 	}
@@ -46,14 +137,19 @@ func ordered[J, R any](ctx context.Context, n, queue int,
 	wg.Go(func() {
 		defer close(tasks)
 		defer close(order)
-		emit := func(j J) error {
-			out := make(chan result[R], 1)
+		var seq uint64
+		emit := func(j J, size int) error {
+			if !b.acquire(seq, size) {
+				return ctx.Err()
+			}
+			t := task{seq, j, size, make(chan piece[R], 4)}
+			seq++
 			select {
-			case order <- out:
+			case order <- t:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			tasks <- task{j, out} // workers always drain tasks, so this ends
+			tasks <- t // workers always drain tasks, so this ends
 			return nil
 		}
 		if produceErr = produce(ctx, emit); produceErr != nil {
@@ -62,26 +158,38 @@ func ordered[J, R any](ctx context.Context, n, queue int,
 	})
 
 	var err error
-	for out := range order {
-		res := <-out
+consumer:
+	for t := range order {
+		for {
+			var p piece[R]
+			select {
+			case p = <-t.out:
+			case <-ctx.Done():
+				break consumer
+			}
+			if p.last {
+				err = p.err
+				break
+			}
+			err = consume(p.r)
+			b.release(p.size)
+			if err != nil {
+				break
+			}
+		}
 		if err != nil {
-			continue // drain, so the workers and producer can finish
+			break
 		}
-		if res.err != nil {
-			err = res.err
-		} else if ctx.Err() == nil {
-			err = consume(res.r)
-		}
-		if err != nil {
-			cancel()
-		}
+		b.release(t.size)
+		b.advance(t.seq + 1)
 	}
+	cancel()
 	wg.Wait()
 	if err == nil {
 		err = produceErr
 	}
 	if err == nil {
-		err = ctx.Err() // only the parent cancels without an error of ours
+		err = parent.Err() // only the parent cancels without an error of ours
 	}
 	return err
 }

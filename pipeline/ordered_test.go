@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+// TestOrdered: results come in order; bytes in flight stay within the
+// budget, except for the head job's; a job bigger than the whole budget
+// still goes through; errors from any stage stop the run.
+func TestOrdered(t *testing.T) {
+	const limit, maxPiece = 1000, 200
+	for _, workers := range []int{1, 2, 7} {
+		rng := rand.New(rand.NewPCG(uint64(workers), 1))
+		type job struct {
+			n      int
+			pieces []int // sizes of the results to send
+		}
+		var jobs []job
+		for i := range 300 {
+			j := job{n: i}
+			for range rng.IntN(20) {
+				j.pieces = append(j.pieces, rng.IntN(maxPiece))
+			}
+			jobs = append(jobs, j)
+		}
+		var inFlight, peak atomic.Int64
+		var consumed []int
+		type result struct{ job, piece, size int }
+		err := ordered(context.Background(), workers, 2*workers, limit,
+			func(ctx context.Context, emit func(job, int) error) error {
+				for _, j := range jobs {
+					if err := emit(j, 10); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func(_ int, j job, send func(result, int) error) error {
+				for i, size := range j.pieces {
+					if v := inFlight.Add(int64(size)); v > peak.Load() {
+						peak.Store(v)
+					}
+					if err := send(result{j.n, i, size}, size); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func(r result) error {
+				if len(consumed) > 0 && consumed[len(consumed)-1] > r.job {
+					t.Fatalf("job %d after job %d", r.job, consumed[len(consumed)-1])
+				}
+				consumed = append(consumed, r.job)
+				inFlight.Add(-int64(r.size))
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, j := range jobs {
+			want += len(j.pieces)
+		}
+		if len(consumed) != want {
+			t.Errorf("%d workers: %d results, want %d", workers, len(consumed), want)
+		}
+		// Results sent and not consumed are within the budget, but for
+		// the head's (its queue of 4, and the one its worker is sending);
+		// each other worker holds one more, not yet sent.
+		if p := peak.Load(); p > limit+int64(5+workers)*maxPiece {
+			t.Errorf("%d workers: %d bytes in flight, budget %d", workers, p, limit)
+		}
+	}
+
+	// Results larger than the whole budget go through, one at a time.
+	var got []int
+	err := ordered(context.Background(), 3, 6, limit,
+		func(ctx context.Context, emit func(int, int) error) error {
+			for i := range 20 {
+				if err := emit(i, 2*limit); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(_ int, j int, send func(int, int) error) error {
+			for range 3 {
+				if err := send(j, 5*limit); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(r int) error { got = append(got, r); return nil })
+	if err != nil || len(got) != 60 {
+		t.Errorf("oversized jobs: %v, %d results", err, len(got))
+	}
+
+	// Errors from each stage end the run with that error.
+	boom := errors.New("boom")
+	for stage := range 3 {
+		err := ordered(context.Background(), 2, 4, limit,
+			func(ctx context.Context, emit func(int, int) error) error {
+				for i := range 1000 {
+					if stage == 0 && i == 500 {
+						return boom
+					}
+					if err := emit(i, 1); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func(_ int, j int, send func(int, int) error) error {
+				if stage == 1 && j == 300 {
+					return boom
+				}
+				return send(j, 600) // two of these do not fit at once
+			},
+			func(r int) error {
+				if stage == 2 && r == 700 {
+					return boom
+				}
+				return nil
+			})
+		if !errors.Is(err, boom) {
+			t.Errorf("error in stage %d: ordered returned %v", stage, err)
+		}
+	}
+	// A cancelled parent ends the run with its error.
+	ctx, cancel := context.WithCancel(context.Background())
+	err = ordered(ctx, 2, 4, limit,
+		func(ctx context.Context, emit func(int, int) error) error {
+			for i := 0; ; i++ {
+				if i == 100 {
+					cancel()
+				}
+				if err := emit(i, 1); err != nil {
+					return err
+				}
+			}
+		},
+		func(_ int, j int, send func(int, int) error) error { return send(j, 1) },
+		func(int) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
