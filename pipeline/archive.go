@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/m2m-go/m2m/internal/flow"
 	"io"
 
 	"github.com/m2m-go/m2m/archive"
@@ -42,7 +43,7 @@ func compressArchive(ctx context.Context, r io.Reader, out io.Writer, o Options,
 	if o.Batch > 0 {
 		size = o.Batch
 	}
-	err = ordered(ctx, n, n, flowBudget,
+	err = flow.Ordered(ctx, n, n, flowBudget,
 		func(ctx context.Context, emit func(archiveJob, int) error) error {
 			return readBatches(ctx, r, size, o.maxLine(), st, func(b *batch) error {
 				blk := new(archive.Block)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/m2m-go/m2m/internal/flow"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -97,7 +98,7 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 		})
 	}
 	if o.Format == FormatLines {
-		return ordered(ctx, n, 2*n, flowBudget, produce,
+		return flow.Ordered(ctx, n, 2*n, flowBudget, produce,
 			func(i int, b *batch, send func([]byte, int) error) error {
 				c, err := pool.get(i)
 				if err != nil {
@@ -118,7 +119,7 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 	if err != nil {
 		return err
 	}
-	err = ordered(ctx, n, 2*n, flowBudget, produce,
+	err = flow.Ordered(ctx, n, 2*n, flowBudget, produce,
 		func(i int, b *batch, send func(blockOut, int) error) error {
 			c, err := pool.get(i)
 			if err != nil {

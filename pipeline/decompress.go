@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/m2m-go/m2m/internal/flow"
 	"io"
 	"sync"
 
@@ -108,7 +109,7 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 		st.BytesIn.Add(n)
 		return err
 	case kindLines:
-		return ordered(ctx, n, 2*n, flowBudget,
+		return flow.Ordered(ctx, n, 2*n, flowBudget,
 			func(ctx context.Context, emit func(*batch, int) error) error {
 				// A wire line longer than a message is an error; the reader
 				// marks it by cutting it.
@@ -126,7 +127,7 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 			func(d decoded) error { return write(d.out) })
 	}
 	ar := archiveReader{write: write}
-	err = ordered(ctx, n, 2*n, flowBudget,
+	err = flow.Ordered(ctx, n, 2*n, flowBudget,
 		func(ctx context.Context, emit func(blockJob, int) error) error {
 			cr, err := container.NewReader(in)
 			if err != nil {

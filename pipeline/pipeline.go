@@ -181,3 +181,14 @@ type Stats struct {
 }
 
 func (s *Stats) count(e container.Encoding) { s.Encodings[e].Add(1) }
+
+// Memory in flight. Every run holds at most about flowBudget bytes of
+// jobs and results between its stages, plus what each worker holds while
+// it works (one job, and the result it is making: a record of up to the
+// protocol's 16 MiB limit, and its coder's state). Results are sent in
+// pieces of about pieceSize bytes, so a small block that decodes to a lot
+// streams through instead of being built whole.
+const (
+	flowBudget = 64 << 20
+	pieceSize  = 256 << 10
+)

@@ -1,4 +1,4 @@
-package pipeline
+package flow
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestOrdered(t *testing.T) {
 		var inFlight, peak atomic.Int64
 		var consumed []int
 		type result struct{ job, piece, size int }
-		err := ordered(context.Background(), workers, 2*workers, limit,
+		err := Ordered(context.Background(), workers, 2*workers, limit,
 			func(ctx context.Context, emit func(job, int) error) error {
 				for _, j := range jobs {
 					if err := emit(j, 10); err != nil {
@@ -78,7 +78,7 @@ func TestOrdered(t *testing.T) {
 
 	// Results larger than the whole budget go through, one at a time.
 	var got []int
-	err := ordered(context.Background(), 3, 6, limit,
+	err := Ordered(context.Background(), 3, 6, limit,
 		func(ctx context.Context, emit func(int, int) error) error {
 			for i := range 20 {
 				if err := emit(i, 2*limit); err != nil {
@@ -103,7 +103,7 @@ func TestOrdered(t *testing.T) {
 	// Errors from each stage end the run with that error.
 	boom := errors.New("boom")
 	for stage := range 3 {
-		err := ordered(context.Background(), 2, 4, limit,
+		err := Ordered(context.Background(), 2, 4, limit,
 			func(ctx context.Context, emit func(int, int) error) error {
 				for i := range 1000 {
 					if stage == 0 && i == 500 {
@@ -133,7 +133,7 @@ func TestOrdered(t *testing.T) {
 	}
 	// A cancelled parent ends the run with its error.
 	ctx, cancel := context.WithCancel(context.Background())
-	err = ordered(ctx, 2, 4, limit,
+	err = Ordered(ctx, 2, 4, limit,
 		func(ctx context.Context, emit func(int, int) error) error {
 			for i := 0; ; i++ {
 				if i == 100 {

@@ -1,19 +1,11 @@
-package pipeline
+// Package flow runs the parallel stages of m2m's pipelines: a producer,
+// a pool of workers and a consumer that receives the workers' results in
+// the order of the jobs, with the bytes in flight between them bounded.
+package flow
 
 import (
 	"context"
 	"sync"
-)
-
-// Memory in flight. Every run holds at most about flowBudget bytes of
-// jobs and results between its stages, plus what each worker holds while
-// it works (one job, and the result it is making: a record of up to the
-// protocol's 16 MiB limit, and its coder's state). Results are sent in
-// pieces of about pieceSize bytes, so a small block that decodes to a lot
-// streams through instead of being built whole.
-const (
-	flowBudget = 64 << 20
-	pieceSize  = 256 << 10
 )
 
 // budget counts the bytes in flight and makes those who would go over
@@ -78,7 +70,7 @@ type piece[R any] struct {
 	err  error
 }
 
-// ordered runs a producer, n workers and a consumer. produce emits jobs,
+// Ordered runs a producer, n workers and a consumer. produce emits jobs,
 // each with the bytes it holds; each job goes to a free worker (work gets
 // the worker's index, so it can keep per-worker state), which sends its
 // results, one or several, each with its size; consume receives them in
@@ -86,8 +78,8 @@ type piece[R any] struct {
 // most queue jobs wait for a worker, and the bytes of jobs and results
 // not yet consumed are bounded by limit (see type budget). The first
 // error, from any of the three or from ctx, stops the others, and is what
-// ordered returns.
-func ordered[J, R any](ctx context.Context, n, queue int, limit int64,
+// Ordered returns.
+func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
 	produce func(ctx context.Context, emit func(j J, size int) error) error,
 	work func(worker int, j J, send func(r R, size int) error) error,
 	consume func(R) error,
