@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/m2m-go/m2m/internal/flow"
 	"io"
+
+	"github.com/m2m-go/m2m/internal/flow"
 
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"

@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/m2m-go/m2m/internal/flow"
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/m2m-go/m2m/internal/flow"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"

@@ -3,9 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/m2m-go/m2m/internal/flow"
 	"io"
 	"sync"
+
+	"github.com/m2m-go/m2m/internal/flow"
 
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"

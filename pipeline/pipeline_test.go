@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/internal/sample"
