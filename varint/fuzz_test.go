@@ -68,3 +68,37 @@ func FuzzEncode(f *testing.F) {
 		})
 	})
 }
+
+// FuzzUvarint64 holds Uvarint64 to encoding/binary on every input: where
+// binary.Uvarint reads a value, Uvarint64 reads the same one unless the
+// encoding is overlong, and what it reads re-encodes to itself.
+func FuzzUvarint64(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})
+	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00})
+	f.Fuzz(func(t *testing.T, src []byte) {
+		x, n, err := Uvarint64(src)
+		want, wn := binary.Uvarint(src)
+		switch {
+		case err == nil:
+			if x != want || n != wn {
+				t.Fatalf("Uvarint64(% x) = %d, %d; binary.Uvarint: %d, %d", src, x, n, want, wn)
+			}
+			if enc := AppendUvarint64(nil, x); !slices.Equal(enc, src[:n]) {
+				t.Fatalf("Uvarint64(% x) = %d, which encodes to % x", src, x, enc)
+			}
+		case wn > 0:
+			// binary reads it: it must be overlong.
+			if err != ErrNonCanonical || len(binary.AppendUvarint(nil, want)) == wn {
+				t.Fatalf("Uvarint64(% x): %v; binary.Uvarint reads %d in %d bytes", src, err, want, wn)
+			}
+		case wn == 0 && err != ErrTruncated && (err != ErrOverflow64 || len(src) < MaxLen64 || src[MaxLen64-1] <= 1):
+			// binary.Uvarint reads on to the end of src; Uvarint64 stops at
+			// a tenth byte that cannot end a uint64.
+			t.Fatalf("Uvarint64(% x): %v, want ErrTruncated", src, err)
+		case wn < 0 && err != ErrOverflow64 && err != ErrNonCanonical:
+			t.Fatalf("Uvarint64(% x): %v, want ErrOverflow64", src, err)
+		}
+	})
+}

@@ -63,6 +63,42 @@ func Uvarint(src []byte) (x uint32, n int, err error) {
 	return 0, 0, ErrTruncated
 }
 
+// MaxLen64 is the length of the longest varint of a uint64.
+const MaxLen64 = 10
+
+// ErrOverflow64 reports a varint whose value does not fit in a uint64.
+var ErrOverflow64 = errors.New("varint: value overflows uint64")
+
+// AppendUvarint64 appends the encoding of x to dst: the same encoding as
+// [AppendUvarint], for 64-bit values (and [binary.AppendUvarint]'s).
+func AppendUvarint64(dst []byte, x uint64) []byte {
+	for x >= 0x80 {
+		dst = append(dst, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(dst, byte(x))
+}
+
+// Uvarint64 decodes the varint at the start of src as [Uvarint] does, for
+// 64-bit values. Unlike [binary.Uvarint] it refuses non-canonical
+// (overlong) encodings, so every value has exactly one encoding: err is
+// ErrTruncated, ErrOverflow64 or ErrNonCanonical, and then x and n are 0.
+func Uvarint64(src []byte) (x uint64, n int, err error) {
+	for i, b := range src {
+		if i == MaxLen64-1 && b > 0x01 {
+			return 0, 0, ErrOverflow64
+		}
+		x |= uint64(b&0x7F) << (7 * i)
+		if b < 0x80 {
+			if b == 0 && i > 0 {
+				return 0, 0, ErrNonCanonical
+			}
+			return x, i + 1, nil
+		}
+	}
+	return 0, 0, ErrTruncated
+}
+
 // Count returns the number of varints in src if src is well formed, and an
 // upper bound otherwise: the number of bytes with bit 7 clear. It is cheap
 // (eight bytes per step) and is how callers size a dst for [DecodeUvarints].

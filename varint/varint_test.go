@@ -103,6 +103,35 @@ func TestAgreesWithStdlib(t *testing.T) {
 	}
 }
 
+// TestUvarint64 checks the 64-bit forms against encoding/binary on random
+// values of every length, and the limits.
+func TestUvarint64(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	for range 100000 {
+		x := r.Uint64() >> r.IntN(64)
+		want := binary.AppendUvarint(nil, x)
+		if got := AppendUvarint64(nil, x); !slices.Equal(got, want) {
+			t.Fatalf("AppendUvarint64(%d) = % x, want % x", x, got, want)
+		}
+		if y, n, err := Uvarint64(want); y != x || n != len(want) || err != nil {
+			t.Fatalf("Uvarint64(% x) = %d, %d, %v", want, y, n, err)
+		}
+	}
+	for _, c := range []struct {
+		src  []byte
+		want error
+	}{
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, ErrOverflow64},
+		{[]byte{0x80, 0x00}, ErrNonCanonical},
+		{[]byte{0x80, 0x80}, ErrTruncated},
+		{nil, ErrTruncated},
+	} {
+		if _, _, err := Uvarint64(c.src); err != c.want {
+			t.Errorf("Uvarint64(% x): %v, want %v", c.src, err, c.want)
+		}
+	}
+}
+
 func TestCount(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	for n := range 200 {
