@@ -13,6 +13,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/race"
+	"github.com/m2m-go/m2m/varint"
 )
 
 // mutate returns a copy of frame changed by f.
@@ -175,6 +176,25 @@ func TestBrotliBomb(t *testing.T) {
 	if _, err := small.AppendFrame(nil, nil, frame); !errors.Is(err, ErrLimit) {
 		t.Fatalf("1 KiB limit: %v", err)
 	}
+}
+
+// TestHeaderLayouts parses a request header of 64 KiB that claims 260,000
+// messages and fits none of the layouts the reference writes: trying the
+// hundred thousand layouts must not cost memory (listing them took 10.8
+// MiB).
+func TestHeaderLayouts(t *testing.T) {
+	v := varint.AppendUvarint([]byte{0}, 4*65_000) // no model, msg_count
+	v = append(v, bytes.Repeat([]byte{0xff}, 1<<16-1-fixedHeaderLen-len(v))...)
+	frame := append([]byte(prefixM2M), 0xff, 0xff, byte(SchemaRequest), 0)
+	frame = binary.LittleEndian.AppendUint32(frame, uint32(FlagMaxTokens))
+	frame = append(append(frame, make([]byte, 12)...), v...)
+	var h Header
+	var err error
+	grew := allocated(func() { err = ParseHeader(&h, frame) })
+	if !errors.Is(err, ErrMalformed) {
+		t.Errorf("ParseHeader: %v, want ErrMalformed", err)
+	}
+	checkAllocated(t, "parsing the header", grew, 4<<10)
 }
 
 func TestLimits(t *testing.T) {
