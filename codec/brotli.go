@@ -72,27 +72,45 @@ func (d *decompressor) appendDecompressed(dst, src []byte, limit int) ([]byte, e
 	d.src.Reset(src)
 	_ = d.r.Reset(&d.src) // never fails
 	// Guess 4x the input for the first read, as text compresses about so.
-	dst = slices.Grow(dst, min(limit+1, max(4*len(src), 512)))
+	dst, err := appendRead(dst, d.r, 4*len(src), limit)
+	switch {
+	case err == errOverLimit:
+		return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return dst[:start], errorf(ErrMalformed, "payload", -1, "brotli stream is truncated")
+	case err != nil:
+		// Includes "excessive input": bytes after the end of the stream.
+		return dst[:start], wrap(ErrMalformed, "payload", -1, err)
+	}
+	return dst, nil
+}
+
+// errOverLimit is appendRead's report of output over its limit.
+var errOverLimit = errors.New("over the limit")
+
+// appendRead appends the output of a decompressor r to dst until r returns
+// io.EOF, which it reports as nil, or another error, or errOverLimit as
+// soon as more than limit bytes have come. It reads into dst itself, which
+// grows from room for guess bytes by doubling, never past limit+1 bytes.
+func appendRead(dst []byte, r io.Reader, guess, limit int) ([]byte, error) {
+	start := len(dst)
+	dst = slices.Grow(dst, min(limit+1, max(guess, 512)))
 	for {
 		if len(dst)-start > limit {
-			return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+			return dst, errOverLimit
 		}
 		if len(dst) == cap(dst) {
 			dst = slices.Grow(dst, min(limit+1-(len(dst)-start), len(dst)-start+512))
 		}
-		n, err := d.r.Read(dst[len(dst):min(cap(dst), start+limit+1)])
+		n, err := r.Read(dst[len(dst):min(cap(dst), start+limit+1)])
 		dst = dst[:len(dst)+n]
 		switch {
+		case err == io.EOF && len(dst)-start > limit:
+			return dst, errOverLimit
 		case err == io.EOF:
-			if len(dst)-start > limit {
-				return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
-			}
 			return dst, nil
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return dst[:start], errorf(ErrMalformed, "payload", -1, "brotli stream is truncated")
 		case err != nil:
-			// Includes "excessive input": bytes after the end of the stream.
-			return dst[:start], wrap(ErrMalformed, "payload", -1, err)
+			return dst, err
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -509,7 +508,7 @@ func isJSONDelim(c byte) bool {
 
 // appendInflated appends the decompression of the zlib stream src to dst,
 // failing on corrupt or truncated input, bytes after the stream, or output
-// over limit bytes.
+// over limit bytes, which it stops at, as appendDecompressed does.
 func appendInflated(dst, src []byte, limit int) ([]byte, error) {
 	start := len(dst)
 	in := bytes.NewReader(src)
@@ -517,15 +516,14 @@ func appendInflated(dst, src []byte, limit int) ([]byte, error) {
 	if err != nil {
 		return dst, wrap(ErrMalformed, "payload", -1, err)
 	}
-	var out bytes.Buffer
-	n, err := io.Copy(&out, io.LimitReader(zr, int64(limit)+1))
+	dst, err = appendRead(dst, zr, 4*len(src), limit)
 	switch {
+	case err == errOverLimit:
+		return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
 	case err != nil:
 		return dst[:start], wrap(ErrMalformed, "payload", -1, err)
-	case n > int64(limit):
-		return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
 	case in.Len() != 0:
 		return dst[:start], errorf(ErrMalformed, "payload", -1, "%d bytes after the zlib stream", in.Len())
 	}
-	return append(dst, out.Bytes()...), nil
+	return dst, nil
 }

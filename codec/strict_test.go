@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -176,6 +177,30 @@ func TestBrotliBomb(t *testing.T) {
 	if _, err := small.AppendFrame(nil, nil, frame); !errors.Is(err, ErrLimit) {
 		t.Fatalf("1 KiB limit: %v", err)
 	}
+}
+
+// TestZlibBomb decodes a legacy zlib message whose 64 MiB of zeros
+// compress to 64 KiB: it must fail on the limit, having decompressed into
+// the output only (inflating into a buffer and copying it took 64 MiB).
+func TestZlibBomb(t *testing.T) {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		w.Write(zeros)
+	}
+	w.Close()
+	wire := []byte(prefixZlib + base64.StdEncoding.EncodeToString(z.Bytes()))
+	dec, _ := NewDecoder()
+	var out []byte
+	var err error
+	grew := allocated(func() { out, _, err = dec.AppendDecode([]byte("keep"), wire) })
+	if !errors.Is(err, ErrLimit) || string(out) != "keep" {
+		t.Fatalf("64 MiB bomb: %.20q, %v, want ErrLimit", out, err)
+	}
+	// Output grows by doubling up to the limit: two to three times the
+	// limit in all (32 MiB here).
+	checkAllocated(t, "decoding the bomb", grew, 3*16<<20)
 }
 
 // TestHeaderLayouts parses a request header of 64 KiB that claims 260,000
