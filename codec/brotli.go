@@ -72,27 +72,90 @@ func (d *decompressor) appendDecompressed(dst, src []byte, limit int) ([]byte, e
 	d.src.Reset(src)
 	_ = d.r.Reset(&d.src) // never fails
 	// Guess 4x the input for the first read, as text compresses about so.
-	dst = slices.Grow(dst, min(limit+1, max(4*len(src), 512)))
+	dst, err := appendRead(dst, d.r, 4*len(src), limit)
+	switch {
+	case err == errOverLimit:
+		return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return dst[:start], errorf(ErrMalformed, "payload", -1, "brotli stream is truncated")
+	case err != nil:
+		// Includes "excessive input": bytes after the end of the stream.
+		return dst[:start], wrap(ErrMalformed, "payload", -1, err)
+	}
+	return dst, nil
+}
+
+// errOverLimit is appendRead's report of output over its limit.
+var errOverLimit = errors.New("over the limit")
+
+// appendRead reads into the caller's dst up to directRead bytes of output,
+// growing it by doubling; past that it reads into chunks of readChunk
+// bytes, and appends them when the output is complete. Doubling would
+// cost two to three times the limit before failing on it; the chunks cost
+// it once, and a copy of the outputs that large.
+const (
+	directRead = 1 << 20
+	readChunk  = 256 << 10
+)
+
+// appendRead appends the output of a decompressor r to dst until r returns
+// io.EOF, which it reports as nil, or another error, or errOverLimit as
+// soon as more than limit bytes have come. It reads into dst itself, with
+// room for guess bytes at first and never past limit+1 bytes, and past
+// directRead bytes into chunks.
+func appendRead(dst []byte, r io.Reader, guess, limit int) ([]byte, error) {
+	start := len(dst)
+	dst = slices.Grow(dst, min(limit+1, max(guess, 512)))
 	for {
-		if len(dst)-start > limit {
-			return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+		n := len(dst) - start
+		if n > limit {
+			return dst, errOverLimit
 		}
 		if len(dst) == cap(dst) {
-			dst = slices.Grow(dst, min(limit+1-(len(dst)-start), len(dst)-start+512))
-		}
-		n, err := d.r.Read(dst[len(dst):min(cap(dst), start+limit+1)])
-		dst = dst[:len(dst)+n]
-		switch {
-		case err == io.EOF:
-			if len(dst)-start > limit {
-				return dst[:start], errorf(ErrLimit, "payload", -1, "decompresses to more than %d bytes", limit)
+			if n >= directRead {
+				return appendChunks(dst, r, limit-n)
 			}
+			dst = slices.Grow(dst, min(limit+1-n, n+512))
+		}
+		m, err := r.Read(dst[len(dst):min(cap(dst), start+limit+1)])
+		dst = dst[:len(dst)+m]
+		switch {
+		case err == io.EOF && len(dst)-start > limit:
+			return dst, errOverLimit
+		case err == io.EOF:
 			return dst, nil
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return dst[:start], errorf(ErrMalformed, "payload", -1, "brotli stream is truncated")
 		case err != nil:
-			// Includes "excessive input": bytes after the end of the stream.
-			return dst[:start], wrap(ErrMalformed, "payload", -1, err)
+			return dst, err
 		}
 	}
+}
+
+// appendChunks is appendRead past directRead bytes, with limit bytes left.
+func appendChunks(dst []byte, r io.Reader, limit int) ([]byte, error) {
+	var chunks [][]byte
+	size := 0
+	for {
+		if size > limit {
+			return dst, errOverLimit
+		}
+		if len(chunks) == 0 || len(chunks[len(chunks)-1]) == readChunk {
+			chunks = append(chunks, make([]byte, 0, readChunk))
+		}
+		c := chunks[len(chunks)-1]
+		m, err := r.Read(c[len(c):min(readChunk, len(c)+limit+1-size)])
+		chunks[len(chunks)-1] = c[:len(c)+m]
+		size += m
+		if err == io.EOF && size <= limit {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return dst, err
+		}
+	}
+	out := make([]byte, len(dst), len(dst)+size)
+	copy(out, dst)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out, nil
 }

@@ -62,7 +62,16 @@
 // Limits defaults to the protocol's: 16 MiB per message and per decoded
 // text, JSON nesting 32, strings of 10 MiB, arrays of 10,000 elements.
 // Decompression streams into the output and stops as soon as it passes
-// the limit, so a Brotli bomb costs a bounded amount of memory.
+// the limit; past 1 MiB it reads into chunks, joined at the end, so a
+// Brotli or zlib bomb costs the limit once (and Brotli its window, up to
+// 16 MiB), not the two to three times of a doubling buffer. Formats
+// whose decoding expands by a known amount measure it before writing any
+// output: TokenNative measures the text of its ids (three bytes of id can
+// stand for 128 bytes of text), Token v1 its control characters (31 bytes
+// each) and its output, which it writes without building the JSON's tree
+// (objects of more than MaxArray members are refused, since it must list
+// them to sort them). No message costs memory out of proportion to the
+// limits.
 //
 // # Performance
 //

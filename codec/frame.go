@@ -18,7 +18,7 @@ type Limits struct {
 	MaxDecompressed int // bytes of decoded text; default 16 MiB
 	MaxDepth        int // nesting of JSON arrays and objects; default 32
 	MaxString       int // bytes of one JSON string, as written; default 10 MiB
-	MaxArray        int // elements of one JSON array; default 10,000
+	MaxArray        int // elements of one JSON array, and members of one object in Token v1; default 10,000
 }
 
 // DefaultLimits are the protocol's limits (wire format §3.8).
@@ -220,8 +220,9 @@ type Decoder struct {
 	h       Header
 	fields  jsonscan.Fields
 	scratch []byte
-	opened  []byte   // the plain frame inside a secured one
-	ids     []uint32 // token ids
+	opened  []byte        // the plain frame inside a secured one
+	ids     []uint32      // token ids
+	v1      tokenV1Writer // rewrites Token v1, keeping its buffers
 }
 
 // NewDecoder returns a Decoder with the given options; only WithLimits

@@ -452,36 +452,31 @@ func (h *Header) parseRouting(v []byte) error {
 	// bytes (with and then without the value). Some frames fit more than
 	// one; the header alone cannot tell, so for quirk layouts the header
 	// fields are a best effort (the payload, which the CRC covers, decodes
-	// the same either way).
-	type layout struct {
-		roleBytes int
-		withMax   bool
-	}
-	var layouts []layout
-	if withMax && padded {
-		layouts = append(layouts, layout{need, false})
-	}
-	for rb := min(need-1, len(rest)); rb >= 0; rb-- { // role bytes are inside the header
-		layouts = append(layouts, layout{rb, withMax})
-		if withMax {
-			layouts = append(layouts, layout{rb, false})
+	// the same either way). They are tried one by one, never listed: a
+	// header of 64 KiB has a hundred thousand.
+	fits := func(roleBytes int, valued bool) bool {
+		if !h.routingTail(rest, roleBytes, valued, true) {
+			return false
 		}
-	}
-	for _, l := range layouts {
-		if !h.routingTail(rest, l.roleBytes, l.withMax, true) {
-			continue
-		}
-		if l.roleBytes < need {
+		if roleBytes < need {
 			h.Quirks |= QuirkSkippedRoles
 			h.Roles = nil
 		} else {
 			h.Roles = unpackRoles(h.Roles, rest[:need], int(h.MsgCount))
 		}
-		if l.withMax != withMax {
+		if valued != withMax {
 			h.Quirks |= QuirkMaxTokensWithoutValue
 			h.Flags &^= FlagMaxTokens
 		}
+		return true
+	}
+	if withMax && padded && fits(need, false) {
 		return nil
+	}
+	for rb := min(need-1, len(rest)); rb >= 0; rb-- { // role bytes are inside the header
+		if fits(rb, withMax) || withMax && fits(rb, false) {
+			return nil
+		}
 	}
 	if padded && h.routingTail(rest, need, withMax, false) {
 		h.Roles = unpackRoles(h.Roles, rest[:need], int(h.MsgCount))

@@ -2,9 +2,11 @@ package codec
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/race"
+	"github.com/m2m-go/m2m/varint"
 )
 
 // mutate returns a copy of frame changed by f.
@@ -121,6 +124,26 @@ func TestWireRejects(t *testing.T) {
 	}
 }
 
+// allocated returns the bytes that f allocates, all told: what a hostile
+// message costs in memory, whether or not it is still held after f.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// checkAllocated fails t if grew bytes are over bound. The race detector's
+// instrumentation allocates more, so the bound is checked only without it.
+func checkAllocated(t *testing.T, what string, grew, bound uint64) {
+	t.Helper()
+	if grew > bound && !race.Enabled {
+		t.Errorf("%s allocated %.1f MiB, over the bound of %.1f MiB", what, float64(grew)/(1<<20), float64(bound)/(1<<20))
+	}
+}
+
 // TestBrotliBomb decodes a frame whose 64 MiB of zeros compress to a few
 // hundred bytes: it must fail on the limit, with memory bounded by it.
 func TestBrotliBomb(t *testing.T) {
@@ -142,27 +165,118 @@ func TestBrotliBomb(t *testing.T) {
 	binary.LittleEndian.PutUint32(frame[at:], uint32(payload.Len()))
 
 	dec, _ := NewDecoder()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err = dec.AppendFrame(nil, nil, frame)
-	runtime.ReadMemStats(&after)
+	grew := allocated(func() { _, err = dec.AppendFrame(nil, nil, frame) })
 	if !errors.Is(err, ErrLimit) {
 		t.Fatalf("64 MiB bomb: %v, want ErrLimit", err)
 	}
-	// Output grows by doubling up to the limit (about 2x the limit in all)
-	// and Brotli keeps a window of up to 16 MiB: cumulative allocation
-	// stays within 4x the limit however large the bomb.
-	// (About 53 MiB here; the race detector's instrumentation adds more,
-	// so the bound is checked only without it.)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*16<<20 && !race.Enabled {
-		t.Errorf("decoding the bomb allocated %d MiB, over 4x the 16 MiB limit", grew>>20)
-	}
+	// The output costs the limit and 2 MiB (doubling to 1 MiB, then
+	// chunks), and Brotli's window its size (4 MiB here, up to 16 MiB)
+	// grown by doubling: about 26 MiB here, where doubling the output all
+	// the way cost 53 MiB.
+	checkAllocated(t, "decoding the bomb", grew, 2*16<<20)
 	// A smaller limit stops sooner.
 	small, _ := NewDecoder(WithLimits(Limits{MaxDecompressed: 1 << 10}))
 	if _, err := small.AppendFrame(nil, nil, frame); !errors.Is(err, ErrLimit) {
 		t.Fatalf("1 KiB limit: %v", err)
 	}
+}
+
+// TestZlibBomb decodes a legacy zlib message whose 64 MiB of zeros
+// compress to 64 KiB: it must fail on the limit, with memory bounded by it
+// (inflating into a buffer to copy it took 64 MiB).
+func TestZlibBomb(t *testing.T) {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		w.Write(zeros)
+	}
+	w.Close()
+	wire := []byte(prefixZlib + base64.StdEncoding.EncodeToString(z.Bytes()))
+	dec, _ := NewDecoder()
+	var out []byte
+	var err error
+	grew := allocated(func() { out, _, err = dec.AppendDecode([]byte("keep"), wire) })
+	if !errors.Is(err, ErrLimit) || string(out) != "keep" {
+		t.Fatalf("64 MiB bomb: %.20q, %v, want ErrLimit", out, err)
+	}
+	// The output costs the limit and 2 MiB (doubling to 1 MiB, then
+	// chunks), and flate a window of 32 KiB.
+	checkAllocated(t, "decoding the bomb", grew, 20<<20)
+}
+
+// unevenReader yields n bytes of a pattern in reads of uneven sizes, with
+// io.EOF on the last.
+type unevenReader struct{ off, n int }
+
+func (r *unevenReader) Read(p []byte) (int, error) {
+	m := min(len(p), r.n-r.off, 1+r.off%65_521*31%70_001)
+	for i := range m {
+		p[i] = byte((r.off + i) % 251)
+	}
+	if r.off += m; r.off == r.n {
+		return m, io.EOF
+	}
+	return m, nil
+}
+
+// TestAppendRead reads outputs of the sizes around appendRead's cuts, at
+// and just over the limit, after a prefix in dst, with and without room.
+func TestAppendRead(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, directRead - 1, directRead, directRead + 1,
+		directRead + readChunk - 1, directRead + readChunk, directRead + readChunk + 1, 3*directRead + 12345} {
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte(i % 251)
+		}
+		for _, room := range []int{0, n + 10} {
+			dst := append(make([]byte, 0, 4+room), "keep"...)
+			got, err := appendRead(dst, &unevenReader{n: n}, 100, n)
+			if err != nil || string(got[:4]) != "keep" || !bytes.Equal(got[4:], want) {
+				t.Errorf("%d bytes, room for %d, at the limit: %d bytes, %v", n, room, len(got)-4, err)
+			}
+			if n == 0 {
+				continue
+			}
+			if _, err := appendRead(dst, &unevenReader{n: n}, 100, n-1); err != errOverLimit {
+				t.Errorf("%d bytes, room for %d, one over the limit: %v", n, room, err)
+			}
+		}
+	}
+	// And through the decoders, past the cuts.
+	text := []byte(strings.Repeat(`{"k":"`+randomWords(5000)+`"}`, 3*directRead/5000))
+	enc, _ := NewEncoder(WithQuality(1))
+	dec, _ := NewDecoder()
+	stream, _ := enc.AppendBrotli(nil, text)
+	if got, err := dec.AppendBrotli([]byte("keep"), stream); err != nil || string(got[:4]) != "keep" || !bytes.Equal(got[4:], text) {
+		t.Errorf("Brotli of %d bytes: %d bytes, %v", len(text), len(got)-4, err)
+	}
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write(text)
+	w.Close()
+	if got, err := appendInflated([]byte("keep"), z.Bytes(), len(text)); err != nil || string(got[:4]) != "keep" || !bytes.Equal(got[4:], text) {
+		t.Errorf("zlib of %d bytes: %d bytes, %v", len(text), len(got)-4, err)
+	}
+}
+
+// TestHeaderLayouts parses a request header of 64 KiB that claims 260,000
+// messages and fits none of the layouts the reference writes: trying the
+// hundred thousand layouts must not cost memory (listing them took 10.8
+// MiB).
+func TestHeaderLayouts(t *testing.T) {
+	v := varint.AppendUvarint([]byte{0}, 4*65_000) // no model, msg_count
+	v = append(v, bytes.Repeat([]byte{0xff}, 1<<16-1-fixedHeaderLen-len(v))...)
+	frame := append([]byte(prefixM2M), 0xff, 0xff, byte(SchemaRequest), 0)
+	frame = binary.LittleEndian.AppendUint32(frame, uint32(FlagMaxTokens))
+	frame = append(append(frame, make([]byte, 12)...), v...)
+	var h Header
+	var err error
+	grew := allocated(func() { err = ParseHeader(&h, frame) })
+	if !errors.Is(err, ErrMalformed) {
+		t.Errorf("ParseHeader: %v, want ErrMalformed", err)
+	}
+	checkAllocated(t, "parsing the header", grew, 4<<10)
 }
 
 func TestLimits(t *testing.T) {

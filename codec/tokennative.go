@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/base64"
 	"errors"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/m2m-go/m2m/tokenizer"
@@ -107,32 +108,101 @@ func (d *Decoder) AppendTokenNativeBinary(dst, msg []byte) ([]byte, error) {
 	return d.detokenize(dst, enc, msg[1:], 1)
 }
 
+// idChunk is the most bytes of varints detokenize decodes at a time, so
+// that its id buffer stays small (16 KiB) whatever the message.
+const idChunk = 4 << 10
+
 // detokenize decodes the varints in b, at offset at of the message, with
 // enc, and appends the text, which must be UTF-8 and within the limit.
+// Three bytes of id can stand for 128 bytes of text, so it measures the
+// text before writing any of it: it never holds more than the limit and a
+// chunk of ids. A message of more than one chunk has its varints decoded
+// twice, once to measure and once to write.
 func (d *Decoder) detokenize(dst []byte, enc tokenizer.Encoding, b []byte, at int) ([]byte, error) {
-	var err error
-	if d.ids, err = varint.DecodeUvarints(d.ids[:0], b); err != nil {
-		var ve *varint.Error
-		if errors.As(err, &ve) {
-			return dst, wrap(ErrMalformed, "token ids", at+ve.Offset, err)
-		}
-		return dst, wrap(ErrMalformed, "token ids", at, err)
-	}
 	tok, err := tokenizer.Get(enc)
 	if err != nil {
 		return dst, wrap(ErrInvalidCodec, "tokenizer", at, err)
 	}
-	start := len(dst)
-	if dst, err = tok.AppendDecode(dst, d.ids); err != nil {
-		return dst[:start], wrap(ErrMalformed, "token ids", at, err)
+	limit := d.opts.limits.MaxDecompressed
+	d.ids = d.ids[:0]
+	size, count := 0, 0 // bytes of text and ids so far
+	for off := 0; off < len(b); {
+		chunk := cutIDs(b[off:])
+		var verr error
+		d.ids, verr = varint.DecodeUvarints(d.ids[:0], chunk)
+		// d.ids holds the ids before a bad varint: a bad one among them
+		// comes first.
+		n, err := tok.DecodedLen(d.ids)
+		switch {
+		case err != nil:
+			return dst, idError(err, d.ids, count, at+off)
+		case verr != nil:
+			return dst, varintError(verr, off, at)
+		}
+		if size += n; size > limit {
+			return dst, errorf(ErrLimit, "payload", at, "decodes to more than %d bytes", limit)
+		}
+		off, count = off+len(chunk), count+len(d.ids)
 	}
-	switch {
-	case len(dst)-start > d.opts.limits.MaxDecompressed:
-		return dst[:start], errorf(ErrLimit, "payload", at, "decodes to more than %d bytes", d.opts.limits.MaxDecompressed)
-	case !utf8.Valid(dst[start:]):
+	start := len(dst)
+	dst = slices.Grow(dst, size)
+	if len(b) <= idChunk {
+		dst, _ = tok.AppendDecode(dst, d.ids) // the one chunk, checked above
+	} else {
+		for off := 0; off < len(b); {
+			chunk := cutIDs(b[off:])
+			d.ids, _ = varint.DecodeUvarints(d.ids[:0], chunk) // checked above
+			dst, _ = tok.AppendDecode(dst, d.ids)
+			off += len(chunk)
+		}
+	}
+	if !utf8.Valid(dst[start:]) {
 		return dst[:start], errorf(ErrMalformed, "payload", at, "token ids decode to invalid UTF-8")
 	}
 	return dst, nil
+}
+
+// cutIDs returns the first chunk of the varints in b: all of b if that is
+// at most idChunk bytes, else its first idChunk bytes cut after the last
+// varint that ends in them. If none ends in their last varint.MaxLen
+// bytes, a varint there is too long to be valid and the chunk is left
+// whole, for decoding to report it as it would in all of b.
+func cutIDs(b []byte) []byte {
+	if len(b) <= idChunk {
+		return b
+	}
+	for i := idChunk - 1; i >= idChunk-varint.MaxLen; i-- {
+		if b[i] < 0x80 {
+			return b[:i+1]
+		}
+	}
+	return b[:idChunk]
+}
+
+// varintError reports a bad varint of a chunk of ids that starts off
+// bytes into the ids, which start at offset at of the message: the offsets
+// become those of the bad varint in the ids and in the message.
+func varintError(err error, off, at int) *Error {
+	var ve *varint.Error
+	if errors.As(err, &ve) {
+		ve.Offset += off
+		at += ve.Offset
+	}
+	return wrap(ErrMalformed, "token ids", at, err)
+}
+
+// idError reports the bad id of a chunk of ids that starts at offset at of
+// the message, after count ids: the offset becomes that of the bad id's
+// varint, and the tokenizer's index the id's index in the message.
+func idError(err error, ids []uint32, count, at int) *Error {
+	var ie *tokenizer.IDError
+	if errors.As(err, &ie) {
+		for _, id := range ids[:ie.Index] {
+			at += varint.Len(id)
+		}
+		ie.Index += count
+	}
+	return wrap(ErrMalformed, "token ids", at, err)
 }
 
 // tokenNativeLen returns the length of the text form of ids, to compare

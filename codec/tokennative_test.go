@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -137,6 +138,169 @@ func FuzzTokenNativeRoundTrip(f *testing.F) {
 		bin, _ := enc.AppendTokenNativeBinary(nil, text)
 		if back, err := dec.AppendTokenNativeBinary(nil, bin); err != nil || !bytes.Equal(back, text) {
 			t.Fatalf("%q: binary form decodes to %q, %v", text, back, err)
+		}
+	})
+}
+
+// longestToken returns the id of the longest token of enc and its length.
+func longestToken(t *testing.T, enc tokenizer.Encoding) (uint32, int) {
+	t.Helper()
+	tok, err := tokenizer.Get(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best uint32
+	n := 0
+	for id := range uint32(enc.NVocab()) {
+		if m, err := tok.DecodedLen([]uint32{id}); err == nil && m > n {
+			best, n = id, m
+		}
+	}
+	return best, n
+}
+
+// TestTokenNativeBomb decodes messages of MaxMessage bytes that repeat the
+// id of the longest cl100k token (128 bytes of text for 3 bytes of id), in
+// both forms: they must fail on the limit having allocated no more than
+// it, where decoding first and checking after allocated 3.5 GB (binary
+// form) and 2.8 GB (text form).
+func TestTokenNativeBomb(t *testing.T) {
+	id, n := longestToken(t, tokenizer.Cl100kBase)
+	one := varint.AppendUvarint(nil, id)
+	lim := DefaultLimits
+	bin := append([]byte{byte(tokenizer.Cl100kBase)}, bytes.Repeat(one, (lim.MaxMessage-1)/len(one))...)
+	ids := bytes.Repeat(one, (lim.MaxMessage-6)/4*3/len(one))
+	text := []byte("#TK|C|" + base64.StdEncoding.EncodeToString(ids))
+	t.Logf("id %d, %d bytes: messages decode to %d MiB", id, n, len(bin)/len(one)*n>>20)
+	dec, _ := NewDecoder()
+	for _, tc := range []struct {
+		form   string
+		decode func() ([]byte, error)
+	}{
+		{"binary", func() ([]byte, error) { return dec.AppendTokenNativeBinary([]byte("keep"), bin) }},
+		{"text", func() ([]byte, error) {
+			out, _, err := dec.AppendDecode([]byte("keep"), text)
+			return out, err
+		}},
+	} {
+		var out []byte
+		var err error
+		grew := allocated(func() { out, err = tc.decode() })
+		if !errors.Is(err, ErrLimit) || string(out) != "keep" {
+			t.Errorf("%s form: %.20q, %v; want ErrLimit", tc.form, out, err)
+		}
+		// The text form decodes its base64 (12 MiB) first; nothing else
+		// may grow with the message.
+		checkAllocated(t, tc.form+" form", grew, uint64(lim.MaxDecompressed)+1<<20)
+	}
+	// The limit is exact, in one chunk of ids and in several.
+	for _, count := range []int{100, 2 * idChunk / len(one)} {
+		small, _ := NewDecoder(WithLimits(Limits{MaxDecompressed: count * n}))
+		msg := append([]byte{byte(tokenizer.Cl100kBase)}, bytes.Repeat(one, count)...)
+		if out, err := small.AppendTokenNativeBinary(nil, msg); err != nil || len(out) != count*n {
+			t.Errorf("%d tokens at a limit of %d bytes: %d bytes, %v", count, count*n, len(out), err)
+		}
+		msg = append(msg, one...)
+		if out, err := small.AppendTokenNativeBinary(nil, msg); !errors.Is(err, ErrLimit) || len(out) != 0 {
+			t.Errorf("%d tokens at a limit of %d bytes: %d bytes, %v; want ErrLimit", count+1, count*n, len(out), err)
+		}
+	}
+}
+
+// detokenizeWhole is what detokenize does, without chunks: it decodes every
+// varint and every id at once, for FuzzTokenNativeChunks to compare with.
+func detokenizeWhole(enc tokenizer.Encoding, b []byte, at int, limit int) ([]byte, error) {
+	tok, err := tokenizer.Get(enc)
+	if err != nil {
+		return nil, err
+	}
+	ids, verr := varint.DecodeUvarints(nil, b)
+	n, err := tok.DecodedLen(ids)
+	switch {
+	case err != nil:
+		return nil, idError(err, ids, 0, at)
+	case verr != nil:
+		return nil, varintError(verr, 0, at)
+	case n > limit:
+		return nil, errorf(ErrLimit, "payload", at, "decodes to more than %d bytes", limit)
+	}
+	text, _ := tok.AppendDecode(nil, ids)
+	if !utf8.Valid(text) {
+		return nil, errorf(ErrMalformed, "payload", at, "token ids decode to invalid UTF-8")
+	}
+	return text, nil
+}
+
+// TestTokenNativeChunks decodes messages of several chunks of ids, with
+// errors on either side of a cut.
+func TestTokenNativeChunks(t *testing.T) {
+	enc, _ := NewEncoder(WithTokenizer(tokenizer.O200kBase))
+	dec, _ := NewDecoder()
+	text := []byte(randomWords(15000))
+	bin, err := enc.AppendTokenNativeBinary(nil, text)
+	if err != nil || len(bin) < 3*idChunk {
+		t.Fatalf("%d bytes of ids, %v; want 3 chunks", len(bin), err)
+	}
+	if back, err := dec.AppendTokenNativeBinary(nil, bin); err != nil || !bytes.Equal(back, text) {
+		t.Errorf("binary form: %.40q, %v", back, err)
+	}
+	wire, _ := enc.AppendTokenNative(nil, text)
+	if back, _, err := dec.AppendDecode(nil, wire); err != nil || !bytes.Equal(back, text) {
+		t.Errorf("text form: %.40q, %v", back, err)
+	}
+
+	zeros := func(n int) []byte { return append([]byte{byte(tokenizer.Cl100kBase)}, make([]byte, n)...) }
+	for _, tc := range []struct {
+		name   string
+		msg    []byte
+		offset int // of the error, in msg
+		index  int // of the bad id, or -1
+	}{
+		{"unknown id in the second chunk", append(varint.AppendUvarint(zeros(idChunk+7), 100256), 0), 1 + idChunk + 7, idChunk + 7},
+		{"overlong varint across a cut", append(zeros(idChunk-2), 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), 1 + idChunk - 2, -1},
+		{"overlong varint at the end of a chunk", append(zeros(idChunk-5), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), 1 + idChunk - 5, -1},
+		{"truncated varint after a chunk", append(zeros(idChunk+100), 0x80), 1 + idChunk + 100, -1},
+	} {
+		out, err := dec.AppendTokenNativeBinary([]byte("keep"), tc.msg)
+		var e *Error
+		var ie *tokenizer.IDError
+		switch {
+		case !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || string(out) != "keep":
+			t.Errorf("%s: %.20q, %v; want ErrMalformed", tc.name, out, err)
+		case e.Offset != tc.offset:
+			t.Errorf("%s: error at offset %d, want %d: %v", tc.name, e.Offset, tc.offset, err)
+		case tc.index >= 0 && (!errors.As(err, &ie) || ie.Index != tc.index):
+			t.Errorf("%s: %v, want the id at index %d", tc.name, err, tc.index)
+		}
+		if _, want := detokenizeWhole(tokenizer.Cl100kBase, tc.msg[1:], 1, DefaultLimits.MaxDecompressed); fmt.Sprint(err) != fmt.Sprint(want) {
+			t.Errorf("%s: %v; decoded whole: %v", tc.name, err, want)
+		}
+	}
+}
+
+// FuzzTokenNativeChunks decodes binary messages of up to 3 chunks of ids,
+// made by repeating the input, and compares with decoding the message
+// whole: the cuts between chunks must change neither the text nor the
+// error.
+func FuzzTokenNativeChunks(f *testing.F) {
+	f.Add(byte(0), []byte{0xb2, 0x4d, 0x0b, 0xfd, 0x0e, 0x00}, uint16(3*idChunk))
+	f.Add(byte(1), []byte{0xa9, 0x67, 0x0b, 0xc7, 0x12, 0x00}, uint16(idChunk+1))
+	f.Add(byte(0), []byte{0xff, 0xff, 0xff, 0x7f}, uint16(2*idChunk))
+	f.Add(byte(2), []byte{0x80, 0xe8, 0x07, 0x21}, uint16(2*idChunk+3))
+	dec, _ := NewDecoder()
+	f.Fuzz(func(t *testing.T, tokByte byte, data []byte, size uint16) {
+		if len(data) == 0 {
+			return
+		}
+		enc := tokenizer.Encoding(tokByte % 3)
+		msg := []byte{byte(enc)}
+		for n := 1 + int(size)%(3*idChunk); len(msg) <= n; {
+			msg = append(msg, data[:min(len(data), n+1-len(msg))]...)
+		}
+		got, err := dec.AppendTokenNativeBinary(nil, msg)
+		want, werr := detokenizeWhole(enc, msg[1:], 1, DefaultLimits.MaxDecompressed)
+		if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got, want) {
+			t.Fatalf("%x: %.40q, %v; decoded whole: %.40q, %v", msg, got, err, want, werr)
 		}
 	})
 }

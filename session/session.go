@@ -20,7 +20,9 @@
 //
 // The state machine is stricter than the reference's: a message in the
 // wrong state is an error naming both, a rejected HELLO closes the
-// session, and a session expires after its idle timeout.
+// session, a session expires after its idle timeout, and DATA is decoded
+// only in a format both ends offered (the reference decodes whatever the
+// content's prefix names).
 package session
 
 import (
@@ -97,6 +99,8 @@ var (
 	ErrState    = errors.New("session: message not allowed in this state")
 	ErrRejected = errors.New("session: negotiation failed")
 	ErrExpired  = errors.New("session: expired")
+	// ErrNotAgreed: DATA in a format that the negotiation did not agree on.
+	ErrNotAgreed = errors.New("session: algorithm not agreed")
 )
 
 // Config configures a Session; the zero value is a plain session offering
@@ -149,7 +153,8 @@ type Agreement struct {
 	// Fallbacks are the other algorithms both offer, in my order: Send uses
 	// the first that can carry a text the agreed one cannot (M2M needs
 	// JSON, TokenNative text without overlong runs, None text that does not
-	// look like a message). Empty under frame security.
+	// look like a message). Empty under frame security. Receive accepts
+	// the agreed algorithm and these, and nothing else.
 	Fallbacks     []codec.Algorithm
 	Encoding      string
 	FrameSecurity codec.Security
@@ -422,8 +427,14 @@ func (s *Session) Send(text []byte) (*Message, error) {
 }
 
 // Receive decodes a DATA message. The format comes from the content's
-// prefix, as in the reference, whatever the algorithm field says; in a
-// secured session anything but a secured M2M frame is refused.
+// prefix, as in the reference, whatever the algorithm field says, and it
+// must be one that both ends offered: the agreed algorithm or one of its
+// fallbacks (the peer orders the same algorithms by its own preference, so
+// it may send any of them). Content without a prefix is passthrough, so it
+// is accepted only if both offered none; the legacy formats, which no
+// session negotiates, never are. Anything else is refused before it is
+// decoded, with an error wrapping ErrNotAgreed; in a secured session
+// anything but a secured M2M frame is refused with codec.ErrIntegrity.
 func (s *Session) Receive(m *Message) ([]byte, error) {
 	if m.Type != Data {
 		return nil, fmt.Errorf("%w: %s is not DATA", ErrMessage, m.Type)
@@ -435,14 +446,22 @@ func (s *Session) Receive(m *Message) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: DATA without a data payload", ErrMessage)
 	}
-	if s.agreed.FrameSecurity != codec.SecurityNone {
-		if alg, _ := codec.Detect([]byte(d.Content)); alg != codec.M2M {
-			return nil, fmt.Errorf("%w: %v content in a %v session", codec.ErrIntegrity, alg, s.agreed.FrameSecurity)
-		}
+	alg, err := codec.Detect([]byte(d.Content[:min(len(d.Content), maxPrefix)]))
+	switch {
+	case err != nil:
+		return nil, err
+	case s.agreed.FrameSecurity != codec.SecurityNone && alg != codec.M2M:
+		return nil, fmt.Errorf("%w: %v content in a %v session", codec.ErrIntegrity, alg, s.agreed.FrameSecurity)
+	case alg != s.agreed.Algorithm && !slices.Contains(s.agreed.Fallbacks, alg):
+		return nil, fmt.Errorf("%w: %v content in a session that agreed on %v", ErrNotAgreed, alg, append([]codec.Algorithm{s.agreed.Algorithm}, s.agreed.Fallbacks...))
 	}
 	text, _, err := s.dec.AppendDecode(nil, []byte(d.Content))
 	return text, err
 }
+
+// maxPrefix is more than the longest prefix codec.Detect reads, and at
+// least what it quotes of an unsupported one.
+const maxPrefix = 32
 
 // Handle answers the control messages: PING gets PONG in any state but
 // Closed, PONG is noted, CLOSE closes. It returns the reply to send, if any.

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/internal/race"
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/keys"
 )
@@ -316,4 +318,64 @@ func TestFallback(t *testing.T) {
 	if _, err := cs.Send([]byte("plain")); !errors.Is(err, codec.ErrInvalidInput) {
 		t.Errorf("no fallback: %v", err)
 	}
+}
+
+// TestReceiveNotAgreed sends DATA in formats the session did not agree on:
+// each is refused, naming its format, before it is decoded, even the
+// TokenNative message of 16 MiB that would decode to 682 MiB.
+func TestReceiveNotAgreed(t *testing.T) {
+	enc, _ := codec.NewEncoder()
+	wire := func(text string, alg codec.Algorithm) string {
+		w, err := enc.AppendWire(nil, []byte(text), alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(w)
+	}
+	hello := "Hello, world! Hello, world! Hello, world! Hello, world!"
+	// 16 MiB of base64 of the varint of cl100k id 58040, a 128-byte token.
+	bomb := "#TK|C|" + strings.Repeat("uMUD", (codec.DefaultLimits.MaxMessage-6)/4)
+	for _, tc := range []struct {
+		algs    []codec.Algorithm
+		content string
+		want    error // nil: accepted
+	}{
+		{[]codec.Algorithm{codec.None}, wire(hello, codec.TokenNative), ErrNotAgreed},
+		{[]codec.Algorithm{codec.None}, bomb, ErrNotAgreed},
+		{[]codec.Algorithm{codec.M2M, codec.None}, wire(hello, codec.Brotli), ErrNotAgreed},
+		{[]codec.Algorithm{codec.M2M}, hello, ErrNotAgreed}, // passthrough only if none was agreed
+		{[]codec.Algorithm{codec.M2M, codec.Brotli}, wire(hello, codec.Brotli), nil},
+		{[]codec.Algorithm{codec.TokenNative, codec.None}, hello, nil},
+		{[]codec.Algorithm{codec.Brotli, codec.TokenNative}, wire(hello, codec.TokenNative), nil},
+		{[]codec.Algorithm{codec.None}, `#T1|{"c":"x"}`, ErrNotAgreed}, // legacy: never negotiated
+		{[]codec.Algorithm{codec.None}, "#M2M[v2.0]|DATA:eJzzSM3JyddRKM8vyklRVPAglgcACQ0ShQ==", ErrNotAgreed},
+		{[]codec.Algorithm{codec.None}, "#M2M|2|AAAA", codec.ErrInvalidCodec},
+	} {
+		_, ss, _, _ := pair(t, Config{Algorithms: tc.algs}, Config{}, Lines)
+		var text []byte
+		var err error
+		grew := allocated(func() {
+			text, err = ss.Receive(&Message{Type: Data, Payload: &DataPayload{Algorithm: "none", Content: tc.content}})
+		})
+		switch {
+		case !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil):
+			t.Errorf("%v session, %.24q: %q, %v; want %v", tc.algs, tc.content, text, err, tc.want)
+		case tc.want == nil && string(text) != hello:
+			t.Errorf("%v session, %.24q: %q", tc.algs, tc.content, text)
+		case errors.Is(err, ErrNotAgreed) && !strings.Contains(err.Error(), "content in a session that agreed on"):
+			t.Errorf("%v session, %.24q: %v does not name the formats", tc.algs, tc.content, err)
+		case err != nil && grew > 64<<10 && !race.Enabled:
+			t.Errorf("%v session, %.24q: refusing it allocated %d KiB", tc.algs, tc.content, grew>>10)
+		}
+	}
+}
+
+// allocated returns the bytes that f allocates, all told.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

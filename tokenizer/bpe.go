@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"math"
 	"slices"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -42,13 +43,32 @@ func (t *bpe) AppendDecode(dst []byte, ids []uint32) ([]byte, error) {
 	for i, id := range ids {
 		tok := t.vocab.token(id)
 		if tok == nil {
-			err := ErrUnknownID
-			if int64(id) < int64(t.enc.NVocab()) {
-				err = t.missing
-			}
-			return dst, &IDError{Index: i, ID: id, Err: err}
+			return dst, t.idError(i, id)
 		}
 		dst = append(dst, tok...)
 	}
 	return dst, nil
+}
+
+func (t *bpe) DecodedLen(ids []uint32) (int, error) {
+	// A uint64 cannot overflow even on 32-bit platforms: ids fit in less
+	// than 2^48 bytes, and no token is 2^10 bytes long.
+	var n uint64
+	for i, id := range ids {
+		tok := t.vocab.token(id)
+		if tok == nil {
+			return int(min(n, math.MaxInt)), t.idError(i, id)
+		}
+		n += uint64(len(tok))
+	}
+	return int(min(n, math.MaxInt)), nil
+}
+
+// idError reports id, at index i of ids, which has no token.
+func (t *bpe) idError(i int, id uint32) error {
+	err := ErrUnknownID
+	if int64(id) < int64(t.enc.NVocab()) {
+		err = t.missing
+	}
+	return &IDError{Index: i, ID: id, Err: err}
 }

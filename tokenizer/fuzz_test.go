@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -75,7 +76,8 @@ func fuzzIDs(data []byte) []uint32 {
 
 // FuzzDecode decodes arbitrary ids with every tokenizer, the decode-only
 // Llama 3 included: it must not panic, must stop at the first id that is
-// not in the vocabulary, and must give the bytes of the ids one by one.
+// not in the vocabulary, and must give the bytes of the ids one by one;
+// DecodedLen must count those bytes and fail the same way.
 func FuzzDecode(f *testing.F) {
 	le := func(ids ...uint32) []byte {
 		var b []byte
@@ -112,6 +114,9 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("%v: decode %v: %v, want an IDError at index %d", tok.Encoding(), ids, err, bad)
 			case !slices.Equal(got, want):
 				t.Fatalf("%v: decode %v = %q, want %q", tok.Encoding(), ids, got, want)
+			}
+			if n, lerr := tok.DecodedLen(ids); n != len(want)-1 || fmt.Sprint(lerr) != fmt.Sprint(err) {
+				t.Fatalf("%v: DecodedLen(%v) = %d, %v; want %d, %v", tok.Encoding(), ids, n, lerr, len(want)-1, err)
 			}
 		}
 	})

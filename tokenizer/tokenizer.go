@@ -104,6 +104,15 @@ type Tokenizer interface {
 	// invalid UTF-8 (a token can be part of a character): callers that need
 	// text must check.
 	AppendDecode(dst []byte, ids []uint32) ([]byte, error)
+
+	// DecodedLen returns the number of bytes AppendDecode would append for
+	// ids, without copying any, so that a caller can check the length
+	// against a limit, or size dst, before decoding untrusted ids (one
+	// byte of id can stand for a token of a hundred bytes). It fails where
+	// AppendDecode does, with the same [*IDError], and then returns the
+	// length of the ids before the bad one. A length that does not fit in
+	// an int is returned as math.MaxInt.
+	DecodedLen(ids []uint32) (int, error)
 }
 
 // Errors. Malformed text is reported as a [*TextError] and bad ids as an

@@ -190,6 +190,9 @@ func TestDecodeUnknownIDs(t *testing.T) {
 			if want := "x" + decode(t, tok, ids[:2]); string(dst) != want {
 				t.Errorf("%v: decode %v returned %q, want %q", tc.enc, ids, dst, want)
 			}
+			if n, err := tok.DecodedLen(ids); !errors.As(err, &e) || e.Index != 2 || e.ID != id || n != len(dst)-1 {
+				t.Errorf("%v: DecodedLen(%v) = %d, %v; want %d and the IDError", tc.enc, ids, n, err, len(dst)-1)
+			}
 		}
 		// The ids next to the unused ones are fine.
 		n := uint32(tc.enc.NVocab())
@@ -321,6 +324,10 @@ func TestVocabulary(t *testing.T) {
 				t.Fatalf("%v: id %d = %q has rank %d", s.enc, id, tok, rank)
 			}
 		}
+		// DecodedLen counts in a uint64 on the strength of this bound.
+		if n := longest(r.vocab); n >= 1<<10 {
+			t.Errorf("%v: a token of %d bytes", s.enc, n)
+		}
 		if s.specials[uint32(s.enc.NVocab()-1)] == "" {
 			t.Errorf("%v: the last id is not a special", s.enc)
 		}
@@ -339,4 +346,13 @@ func TestRanksMismatch(t *testing.T) {
 	if _, err := parseRanks(cl100kSpec, file.Bytes()); !errors.Is(err, ErrRanksMismatch) {
 		t.Errorf("parseRanks of a wrong file: %v", err)
 	}
+}
+
+// longest returns the length of the longest token of v.
+func longest(v *vocab) int {
+	n := 0
+	for id := range uint32(len(v.offs) - 1) {
+		n = max(n, len(v.token(id)))
+	}
+	return n
 }
