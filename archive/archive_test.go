@@ -2,209 +2,162 @@ package archive
 
 import (
 	"bytes"
-	"errors"
-	"os"
+	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
 )
 
-// corpus is M2M_CORPUS, else the embedded sample.
-func corpus(tb testing.TB) []byte {
-	if p := os.Getenv("M2M_CORPUS"); p != "" {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Skipf("M2M_CORPUS: %v", err)
-		}
-		return b
-	}
-	return sample.JSONL()
-}
-
-// pack builds and compresses data in blocks of about size bytes and
-// returns the bodies.
-func pack(tb testing.TB, data []byte, o Options, size int) [][]byte {
-	w := NewBuilder(o)
-	enc, err := NewEncoder(o)
+// write makes an archive of in, written in pieces of the given size.
+func write(t testing.TB, in []byte, o Options, piece int) ([]byte, Counts) {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := NewWriter(context.Background(), &out, o)
 	if err != nil {
-		tb.Fatal(err)
+		t.Fatal(err)
 	}
-	var bodies [][]byte
-	var b Block
-	for len(data) > 0 {
-		w.Begin(&b)
-		n := 0
-		for len(data) > 0 && n < size {
-			i := bytes.IndexByte(data, '\n')
-			line, nl := data, false
-			if i >= 0 {
-				line, nl = data[:i], true
-			}
-			w.Add(&b, line, false, !nl)
-			data = data[len(line):]
-			if nl {
-				data = data[1:]
-			}
-			n += len(line) + 1
+	for p := in; len(p) > 0; {
+		n := min(piece, len(p))
+		if _, err := w.Write(p[:n]); err != nil {
+			t.Fatal(err)
 		}
-		bodies = append(bodies, enc.AppendBody(nil, &b))
+		p = p[n:]
 	}
-	return bodies
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), w.Counts()
 }
 
-func unpack(tb testing.TB, bodies [][]byte) []byte {
-	tb.Helper()
-	dec, err := NewDecoder()
+// split cuts in into its records, as a Writer does.
+func split(in []byte) []string {
+	var recs []string
+	for len(in) > 0 {
+		i := bytes.IndexByte(in, '\n')
+		if i < 0 {
+			i = len(in) - 1
+		}
+		line := in[:i+1]
+		for len(line) > MaxLine+1 || len(line) == MaxLine+1 && line[MaxLine] != '\n' {
+			recs = append(recs, string(line[:MaxLine]))
+			line = line[MaxLine:]
+		}
+		recs = append(recs, string(line))
+		in = in[i+1:]
+	}
+	return recs
+}
+
+// roundTrip checks that the archive of in decodes to in, whole and record
+// by record in random order.
+func roundTrip(t *testing.T, in []byte, o Options) []byte {
+	t.Helper()
+	packed, c := write(t, in, o, 1000)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
 	if err != nil {
-		tb.Fatal(err)
+		t.Fatal(err)
 	}
-	var x Expander
-	var u Unpacked
-	var out []byte
-	for _, body := range bodies {
-		if err := dec.Unpack(&u, body); err != nil {
-			tb.Fatal(err)
-		}
-		err := x.Block(&u, func(i int, r *RecIndex, line []byte) error {
-			out = append(out, line...)
-			if !r.NoNewline {
-				out = append(out, '\n')
-			}
-			return nil
-		})
-		if err != nil {
-			tb.Fatal(err)
+	defer r.Close()
+	var back bytes.Buffer
+	dc, err := r.Decode(context.Background(), &back, 3)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if !bytes.Equal(back.Bytes(), in) {
+		t.Fatalf("Decode gave %d bytes, want %d", back.Len(), len(in))
+	}
+	recs := split(in)
+	if dc.Records != int64(len(recs)) || c.Records != dc.Records || dc.Bytes != int64(len(in)) || c.Bytes != dc.Bytes || c.Lines != dc.Lines {
+		t.Errorf("counts: written %+v, read %+v, want %d records", c, dc, len(recs))
+	}
+	if r.Records() != int64(len(recs)) {
+		t.Fatalf("%d records, want %d", r.Records(), len(recs))
+	}
+	rng := rand.New(rand.NewPCG(uint64(len(in)), 3))
+	var got []byte
+	for _, i := range rng.Perm(len(recs)) {
+		if got, err = r.AppendRecord(got[:0], int64(i)); err != nil || string(got) != recs[i] {
+			t.Fatalf("record %d: %v, %.80q, want %.80q", i, err, got, recs[i])
 		}
 	}
-	return out
+	return packed
 }
 
-// nasty is input that must come back byte for byte: repeated JSON values
-// (stored once), lines that are not JSON, that hold the reference byte,
-// that are blank or end without a line feed, with CRLF, odd whitespace and
-// escapes.
-func nasty() []byte {
-	big := `{"role":"system","content":"` + strings.Repeat("You are a helpful assistant. ", 8) + `"}`
-	var b strings.Builder
-	for i := range 40 {
-		b.WriteString(`{"model":"gpt-4o","messages":[` + big)
-		for j := range i % 7 {
-			b.WriteString(`, {"role":"user", "content":"question number ` + strings.Repeat("x", j*20) + `\u00e9\n"}`)
-		}
-		b.WriteString("]}\n")
-	}
-	b.WriteString("not json at all " + big + "\n")
-	b.WriteString("\n\r\n")
-	b.WriteString(`{"a":"` + "\x01" + strings.Repeat("y", 100) + `"}` + "\n")
-	b.WriteString(`[` + big + `,` + big + `,` + big + `]` + "\r\n")
-	b.WriteString(`  {"deep":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}  \n")
-	b.WriteString(`{"unterminated":"` + strings.Repeat("z", 80))
-	return []byte(b.String())
+// small are units that make many blocks, frames and segments of little
+// input.
+var small = Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 3}
+
+var nasty = map[string]string{
+	"empty":              "",
+	"one newline":        "\n",
+	"blank lines":        "\n\n{\"a\":1}\n\n\n",
+	"crlf":               "{\"model\":\"m\",\"messages\":[]}\r\n{\"b\":2}\r\n\r\n",
+	"no final newline":   "{\"a\":1}\n{\"model\":\"x\"}",
+	"not json":           "hello\n{\"a\":\n[1,2\nnull\n\"string\"\n",
+	"invalid utf-8":      "{\"a\":\"\xff\xfe" + strings.Repeat("z", 80) + "\"}\n\xc3\x28\n",
+	"markers":            "{\"a\":\"\x00\x01\x02" + strings.Repeat("z", 80) + "\"}\n\x01\x02\n",
+	"nul bytes":          "\x00\x00\n{\"a\":\"\\u0000\"}\n",
+	"repeats": strings.Repeat(`{"k":"`+strings.Repeat("v", 100)+`","o":{"x":"`+strings.Repeat("w", 70)+`"}}`+"\n", 50),
+	"deep":               strings.Repeat("[", 70) + strings.Repeat(`"`+strings.Repeat("d", 64)+`",`, 3) + "1" + strings.Repeat("]", 70) + "\n",
+	"escapes":            `{"s":"` + strings.Repeat(`\"\\\n\u00e9`, 30) + `"}` + "\n",
+	"whitespace":         " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
 }
 
-func TestRoundTrip(t *testing.T) {
-	for name, data := range map[string][]byte{"nasty": nasty(), "sample": corpus(t)} {
-		for _, o := range []Options{{}, {MinSize: 1}, {MinSize: 16, GenCap: 1 << 10}, {Level: 4}} {
-			for _, size := range []int{1 << 10, 64 << 10, 8 << 20} {
-				bodies := pack(t, data, o, size)
-				if got := unpack(t, bodies); !bytes.Equal(got, data) {
-					t.Fatalf("%s, %+v, blocks of %d: round trip differs", name, o, size)
-				}
-			}
+func TestRoundTripNasty(t *testing.T) {
+	for name, in := range nasty {
+		for _, o := range []Options{{}, small, {MinSize: 8, batch: 64}} {
+			t.Run(name, func(t *testing.T) { roundTrip(t, []byte(in), o) })
 		}
 	}
 }
 
-func TestDedupe(t *testing.T) {
-	data := nasty()
-	bodies := pack(t, data, Options{}, 8<<20)
-	total := 0
-	for _, b := range bodies {
-		total += len(b)
+func TestRoundTripSample(t *testing.T) {
+	in := sample.JSONL()
+	packed := roundTrip(t, in, Options{})
+	roundTrip(t, in, small)
+	roundTrip(t, in, Options{Level: 1, Workers: 1})
+	if len(packed)*4 > len(in) {
+		t.Errorf("archive of %d bytes for %d of input", len(packed), len(in))
 	}
-	// The system message repeats 40 times; stored once, the archive is
-	// much smaller than it.
-	if total*5 > len(data) {
-		t.Errorf("%d bytes of input in %d bytes", len(data), total)
-	}
-	dec, _ := NewDecoder()
-	var headers, records int
-	err := dec.EachIndex(bodies[0], func(r RecIndex) error {
-		records++
-		if r.Header != nil {
-			headers++
-		}
-		return nil
-	})
-	if err != nil || records != 47 || headers != 41 {
-		t.Errorf("index: %d records, %d headers, %v", records, headers, err)
-	}
-}
-
-// TestCorrupt flips every byte of a small archive's blocks (the sections
-// are checked by zstd's and the records' checksums) and cuts them: every
-// change is an error, never a panic or a wrong record.
-func TestCorrupt(t *testing.T) {
-	data := nasty()[:3000]
-	bodies := pack(t, data, Options{MinSize: 16}, 1<<10)
-	dec, _ := NewDecoder()
-	for bi := range bodies {
-		for i := range bodies[bi] {
-			for _, mut := range []func([]byte) []byte{
-				func(b []byte) []byte { b[i] ^= 0x21; return b },
-				func(b []byte) []byte { return b[:i] },
-			} {
-				bs := make([][]byte, len(bodies))
-				for j := range bodies {
-					bs[j] = bytes.Clone(bodies[j])
-				}
-				bs[bi] = mut(bs[bi])
-				var x Expander
-				var u Unpacked
-				var out []byte
-				var err error
-				for _, body := range bs {
-					if err = dec.Unpack(&u, body); err != nil {
-						break
-					}
-					if err = x.Block(&u, func(_ int, r *RecIndex, line []byte) error {
-						out = append(out, line...)
-						if !r.NoNewline {
-							out = append(out, '\n')
-						}
-						return nil
-					}); err != nil {
-						break
-					}
-				}
-				if err == nil && !bytes.Equal(out, data) {
-					t.Fatalf("block %d byte %d: changed archive decoded to different bytes without error", bi, i)
-				}
-				if err != nil && !errors.Is(err, ErrCorrupt) {
-					t.Fatalf("block %d byte %d: %v is not ErrCorrupt", bi, i, err)
-				}
-			}
+	// Any number of workers writes the same bytes.
+	for _, w := range []int{1, 2, 5} {
+		o := small
+		o.Workers = w
+		if got, _ := write(t, in, o, 777); !bytes.Equal(got, roundTrip(t, in, small)) {
+			t.Errorf("%d workers wrote different bytes", w)
 		}
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	for _, b := range pack(f, nasty(), Options{MinSize: 16}, 2<<10) {
-		f.Add(b)
+// TestLongLines: lines longer than MaxLine are cut into records of MaxLine
+// bytes, and come back.
+func TestLongLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("34 MiB")
 	}
-	dec, _ := NewDecoder()
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var u Unpacked
-		if err := dec.Unpack(&u, body); err != nil {
-			return
-		}
-		var x Expander
-		x.Block(&u, func(_ int, r *RecIndex, line []byte) error {
-			if len(line) != r.LineLen {
-				t.Fatalf("record of %d bytes, index says %d", len(line), r.LineLen)
-			}
-			return nil
-		})
-	})
+	long := strings.Repeat("y", MaxLine)
+	for _, in := range []string{
+		long + "\n" + long + "z\n" + `{"a":1}`,
+		long + long + long + "x",
+		long + "\n",
+		long,
+		`{"a":"` + strings.Repeat("q", MaxLine-8) + `"}` + "\n" + `{"a":"` + strings.Repeat("q", MaxLine-8) + `"}`,
+	} {
+		roundTrip(t, []byte(in), Options{})
+	}
+}
+
+func TestCounts(t *testing.T) {
+	in := sample.JSONL()
+	_, c := write(t, in, Options{}, 1<<20)
+	t.Logf("%+v", c)
+	var packed int64
+	for s := range numStreams {
+		packed += c.Streams[s].Packed
+	}
+	if c.Strings == 0 || c.Templates == 0 || c.Refs <= c.Strings+c.Templates || packed == 0 {
+		t.Errorf("counts: %+v", c)
+	}
 }

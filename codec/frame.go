@@ -364,6 +364,17 @@ func (e *Encoder) AppendHeader(dst, text []byte) ([]byte, error) {
 	return appendHeader(dst, &e.h)
 }
 
+// Header returns the M2M v1 header AppendFrame would give text (without the
+// payload length and CRC, which only an encoding knows), or the error
+// AppendFrame would report for text that is not JSON it accepts. The
+// header and the slices in it are the Encoder's, valid until its next use.
+func (e *Encoder) Header(text []byte) (*Header, error) {
+	if err := e.scan(text); err != nil {
+		return nil, err
+	}
+	return &e.h, nil
+}
+
 // ParseHeaderBytes reads a header written by AppendHeader into h, checking
 // it as ParseHeader does and that it fills hdr exactly. Model and ID alias
 // hdr.

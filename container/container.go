@@ -33,6 +33,16 @@ func HasMagic(p []byte) bool {
 	return len(p) >= len(magic) && string(p[:len(magic)]) == string(magic[:])
 }
 
+// FirstBlockType returns the type of the first block of the container file
+// that starts with head, if head holds it; ok is false if it does not, or
+// if the file has no blocks.
+func FirstBlockType(head []byte) (typ byte, ok bool) {
+	if !HasMagic(head) || len(head) <= headerLen || head[headerLen] == typeIndex {
+		return 0, false
+	}
+	return head[headerLen], true
+}
+
 // IsCutMagic reports whether p, the whole of a file, is a container's
 // magic cut short: a container truncated inside its first 8 bytes.
 func IsCutMagic(p []byte) bool {
@@ -613,6 +623,9 @@ func (ix *Index) Type(i int) (byte, error) {
 
 // First returns the number of the first record of data block i.
 func (ix *Index) First(i int) int64 { return ix.entries[i].First }
+
+// BlockRecords returns the number of records of data block i.
+func (ix *Index) BlockRecords(i int) int64 { return ix.entries[i].Records }
 
 // Find returns the block holding record n (from 0).
 func (ix *Index) Find(n int64) (int, error) {

@@ -3,162 +3,59 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-
-	"github.com/m2m-go/m2m/internal/flow"
 
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
-	"github.com/m2m-go/m2m/container"
 )
 
-// archiveBatch is the input a block of an archive holds: 8 MiB, large
-// enough for zstd to find what repeats inside a block, small enough that
-// reading one record decodes little.
-const archiveBatch = 8 << 20
-
-// archiveJob is a deduped block on its way to a worker.
-type archiveJob struct {
-	b   *batch
-	blk *archive.Block
-}
-
-// compressArchive writes an archive (see Options.Archive): the reader
-// dedupes each batch against everything before it, in order; the workers
-// compress the blocks; the writer puts them out, then a directory block.
-func compressArchive(ctx context.Context, r io.Reader, out io.Writer, o Options, st *Stats) error {
+// compressArchive writes an archive (see Options.Archive).
+func compressArchive(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stats) error {
 	if o.Security != codec.SecurityNone {
 		return errors.New("pipeline: archives are not sealed; use the default format for --security")
 	}
-	n := o.workers()
 	ao := o.ArchiveOptions
-	w := archive.NewBuilder(ao)
-	pool := &workerPool[archive.Encoder]{state: make([]*archive.Encoder, n), make: func() (*archive.Encoder, error) { return archive.NewEncoder(ao) }}
-	cw, err := container.NewWriter(out)
+	ao.Workers = o.Workers
+	aw, err := archive.NewWriter(ctx, w, ao)
 	if err != nil {
 		return err
 	}
-	var entries []int
-	size := archiveBatch
-	if o.Batch > 0 {
-		size = o.Batch
+	_, err = io.Copy(aw, statsReader{r, st})
+	if cerr := aw.Close(); err == nil {
+		err = cerr
 	}
-	err = flow.Ordered(ctx, n, n, flowBudget,
-		func(ctx context.Context, emit func(archiveJob, int) error) error {
-			return readBatches(ctx, r, size, o.maxLine(), st, func(b *batch) error {
-				blk := new(archive.Block)
-				w.Begin(blk)
-				for _, l := range b.lines {
-					w.Add(blk, b.buf[l.start:l.end], l.continues, l.noNewline)
-				}
-				// The batch, and the block's skeletons made of it.
-				return emit(archiveJob{b, blk}, 2*cap(b.buf))
-			})
-		},
-		func(i int, j archiveJob, send func(archiveOut, int) error) error {
-			e, err := pool.get(i)
-			if err != nil {
-				return err
-			}
-			var c container.Counts
-			for _, l := range j.b.lines {
-				c.Records++
-				if !l.continues {
-					c.Lines++
-				}
-				c.Bytes += l.inputBytes()
-			}
-			body := e.AppendBody(nil, j.blk)
-			st.Records.Add(int64(c.Records))
-			block := container.AppendBlock(nil, container.TypeArchive, c.Records, body)
-			return send(archiveOut{block, c, j.blk.Entries}, len(block))
-		},
-		func(bo archiveOut) error {
-			entries = append(entries, bo.entries)
-			return cw.Write(bo.block, bo.c)
-		})
+	c := aw.Counts()
+	st.Records.Store(c.Records)
+	st.Lines.Store(c.Lines)
+	st.Kept.Store(c.Kept)
+	return err
+}
+
+// statsReader counts the bytes read, as Stats.BytesIn.
+type statsReader struct {
+	r  io.Reader
+	st *Stats
+}
+
+func (s statsReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.st.BytesIn.Add(int64(n))
+	return n, err
+}
+
+// decodeArchive writes every record of the archive src to w.
+func decodeArchive(ctx context.Context, src *source, w io.Writer, o Options, st *Stats) error {
+	if o.Security != codec.SecurityNone {
+		return errors.Join(codec.ErrIntegrity, errors.New("an archive is not sealed, and this run requires sealed records"))
+	}
+	r, err := archive.NewReader(src.ra, src.size)
 	if err != nil {
 		return err
 	}
-	if err := cw.Write(container.AppendBlock(nil, container.TypeArchive, 0, archive.AppendDirectory(nil, entries)), container.Counts{}); err != nil {
-		return err
-	}
-	return cw.Close()
-}
-
-// archiveOut is a finished archive block.
-type archiveOut struct {
-	block   []byte
-	c       container.Counts
-	entries int
-}
-
-// archiveReader decodes the archive blocks of a container in order: the
-// workers unpack them, and it expands their records with its store,
-// writing them out in pieces.
-type archiveReader struct {
-	x       archive.Expander
-	entries []int
-	dirSeen bool
-	write   func([]byte) error // takes the piece it is given
-}
-
-// size is about how much memory d holds.
-func (d decoded) size() int {
-	if d.u != nil {
-		return d.u.Size()
-	}
-	return cap(d.out) + cap(d.dir)
-}
-
-// unpackArchive is a worker's part: decompress and parse an archive block.
-func unpackArchive(d *archive.Decoder, j blockJob) (decoded, error) {
-	if archive.IsDirectory(j.body) {
-		return decoded{dir: j.body, first: j.first}, nil
-	}
-	u := new(archive.Unpacked)
-	if err := d.Unpack(u, j.body); err != nil {
-		return decoded{}, fmt.Errorf("record %d (block at offset %d): %w", j.first, j.offset, err)
-	}
-	return decoded{u: u, first: j.first, offset: j.offset}, nil
-}
-
-// expand is the consumer's part: the records of an unpacked block, in
-// order, written out as lines in pieces.
-func (a *archiveReader) expand(d decoded, st *Stats) error {
-	if d.dir != nil {
-		if err := archive.CheckDirectory(d.dir, a.entries); err != nil {
-			return fmt.Errorf("directory block: %w", err)
-		}
-		a.dirSeen = true
-		return nil
-	}
-	if a.dirSeen {
-		return fmt.Errorf("block at offset %d: %w: archive block after the directory", d.offset, archive.ErrCorrupt)
-	}
-	n := d.first
-	buf := getPiece()
-	err := a.x.Block(d.u, func(i int, r *archive.RecIndex, line []byte) error {
-		buf = append(buf, line...)
-		if !r.NoNewline {
-			buf = append(buf, '\n')
-		}
-		if !r.Continues {
-			st.Lines.Add(1)
-		}
-		n++
-		if len(buf) < pieceSize {
-			return nil
-		}
-		err := a.write(buf)
-		buf = getPiece()
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record %d (block at offset %d): %w", n, d.offset, err)
-	}
-	a.entries = append(a.entries, d.u.Entries())
-	st.Records.Add(int64(len(d.u.Records)))
-	return a.write(buf)
+	defer r.Close()
+	c, err := r.Decode(ctx, countingWriter{w, st}, o.workers())
+	st.Records.Store(c.Records)
+	st.Lines.Store(c.Lines)
+	st.BytesIn.Store(src.size)
+	return err
 }

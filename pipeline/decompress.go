@@ -6,44 +6,29 @@ import (
 	"io"
 	"sync"
 
-	"github.com/m2m-go/m2m/internal/flow"
-
-	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/internal/flow"
 )
 
 // decompressor is one worker's state.
 type decompressor struct {
 	dec     *codec.Decoder
-	adec    *archive.Decoder // made on the first archive block
 	st      *Stats
 	secured bool // every record must be sealed
 }
 
 // blockJob is a container block on its way to a worker.
 type blockJob struct {
-	typ    byte
-	body   []byte
-	first  int64 // number of its first record
-	offset int64 // of the block in the file
-}
-
-// decoded is a piece of what a worker makes of a block: lines, or an
-// archive block unpacked for the consumer to expand in order.
-type decoded struct {
-	out    []byte
-	u      *archive.Unpacked
-	dir    []byte // an archive's directory block
-	first  int64
-	offset int64
+	body  []byte
+	first int64 // number of its first record
 }
 
 // pieces collects a worker's decoded lines and sends them on in pieces of
 // about pieceSize bytes, so that output never piles up in a worker.
 type pieces struct {
 	buf  []byte
-	send func(decoded, int) error
+	send func([]byte, int) error
 }
 
 // spill sends what has been collected if it is a piece's worth.
@@ -61,7 +46,7 @@ func (p *pieces) flush() error {
 	}
 	b := p.buf
 	p.buf = getPiece()
-	return p.send(decoded{out: b}, cap(b))
+	return p.send(b, cap(b))
 }
 
 var piecePool = sync.Pool{New: func() any { return new([]byte) }}
@@ -85,11 +70,12 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 	if st == nil {
 		st = new(Stats)
 	}
-	in := newInputReader(r)
-	kind, err := sniff(in, o)
+	src, err := openSource(r, o)
+	defer src.close()
 	if err != nil {
 		return err
 	}
+	in := src.br
 	n := o.workers()
 	pool := &workerPool[decompressor]{state: make([]*decompressor, n), make: func() (*decompressor, error) {
 		dec, err := codec.NewDecoder(o.codecOptions()...)
@@ -101,7 +87,9 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 		putPiece(p)
 		return err
 	}
-	switch kind {
+	switch src.kind {
+	case kindArchive:
+		return decodeArchive(ctx, src, w, o, st)
 	case kindUnknown:
 		if !o.CopyUnknown {
 			return ErrUnknownFormat
@@ -118,17 +106,16 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 					return emit(b, cap(b.buf))
 				})
 			},
-			func(i int, b *batch, send func(decoded, int) error) error {
+			func(i int, b *batch, send func([]byte, int) error) error {
 				d, err := pool.get(i)
 				if err != nil {
 					return err
 				}
 				return d.lines(b, &pieces{buf: getPiece(), send: send})
 			},
-			func(d decoded) error { return write(d.out) })
+			write)
 	}
-	ar := archiveReader{write: write}
-	err = flow.Ordered(ctx, n, 2*n, flowBudget,
+	return flow.Ordered(ctx, n, 2*n, flowBudget,
 		func(ctx context.Context, emit func(blockJob, int) error) error {
 			cr, err := container.NewReader(in)
 			if err != nil {
@@ -142,47 +129,23 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 				if err != nil {
 					return err
 				}
-				if b.Type != container.TypeRecords && b.Type != container.TypeArchive {
-					return fmt.Errorf("block at offset %d: %w: unknown block type %#02x", b.Offset, container.ErrCorrupt, b.Type)
-				}
-				if b.Type == container.TypeArchive && o.Security != codec.SecurityNone {
-					return fmt.Errorf("block at offset %d: %w: an archive is not sealed, and this run requires sealed records", b.Offset, codec.ErrIntegrity)
+				if b.Type != container.TypeRecords {
+					return fmt.Errorf("block at offset %d: %w: a block of type %#02x among records blocks", b.Offset, container.ErrCorrupt, b.Type)
 				}
 				st.BytesIn.Add(int64(len(b.Body)))
-				if err := emit(blockJob{typ: b.Type, body: append([]byte(nil), b.Body...), first: b.First, offset: b.Offset}, len(b.Body)); err != nil {
+				if err := emit(blockJob{body: append([]byte(nil), b.Body...), first: b.First}, len(b.Body)); err != nil {
 					return err
 				}
 			}
 		},
-		func(i int, j blockJob, send func(decoded, int) error) error {
+		func(i int, j blockJob, send func([]byte, int) error) error {
 			d, err := pool.get(i)
 			if err != nil {
 				return err
 			}
-			if j.typ == container.TypeArchive {
-				if d.adec == nil {
-					if d.adec, err = archive.NewDecoder(); err != nil {
-						return err
-					}
-				}
-				u, err := unpackArchive(d.adec, j)
-				if err != nil {
-					return err
-				}
-				return send(u, u.size())
-			}
 			return d.block(j, &pieces{buf: getPiece(), send: send})
 		},
-		func(d decoded) error {
-			if d.u == nil && d.dir == nil {
-				return write(d.out)
-			}
-			return ar.expand(d, st)
-		})
-	if err == nil && len(ar.entries) > 0 && !ar.dirSeen {
-		err = fmt.Errorf("%w: an archive without its directory block", archive.ErrCorrupt)
-	}
-	return err
+		write)
 }
 
 // Test decodes a compressed corpus as Decompress does, and checks every

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -137,13 +139,14 @@ func (r *recorder) Read(p []byte) (int, error) {
 
 func (r *recorder) stop() { r.stopped, r.buf = true, nil }
 
-// inputKind is what a file given to Decompress, Test or List holds.
+// inputKind is what a file given to Decompress, Test, List or Open holds.
 type inputKind int
 
 const (
-	kindUnknown   inputKind = iota // not an m2m file
-	kindContainer                  // a container file (per-record or archive)
-	kindLines                      // wire strings, one a line (or nothing at all)
+	kindUnknown inputKind = iota // not an m2m file
+	kindRecords                  // a container of per-record messages
+	kindArchive                  // an archive (package archive)
+	kindLines                    // wire strings, one a line (or nothing at all)
 )
 
 // sniffWindow is how much of an input sniff looks at to find a wire
@@ -156,9 +159,10 @@ const sniffWindow = 1 << 20
 var ErrUnknownFormat = errors.New("pipeline: not an m2m file (no container magic, and no line of its first MiB is an M2M message)")
 
 // sniff reads what in holds from its first bytes, without consuming any.
-// A file of wire strings is recognised by a line, among those that start
-// in the first MiB, that is a message of a known format; an empty input is
-// an empty one. With o.Format FormatLines, whatever is not a container is
+// A container is a per-record one or an archive by its first block; a file
+// of wire strings is recognised by a line, among those that start in the
+// first MiB, that is a message of a known format; an empty input is an
+// empty one. With o.Format FormatLines, whatever is not a container is
 // taken for a file of wire strings: one whose lines were all passed
 // through as text looks like any text file.
 func sniff(in *bufio.Reader, o Options) (inputKind, error) {
@@ -170,7 +174,10 @@ func sniff(in *bufio.Reader, o Options) (inputKind, error) {
 	case container.IsCutMagic(head):
 		return kindUnknown, fmt.Errorf("%w: the file ends inside the container's magic", container.ErrTruncated)
 	case container.HasMagic(head):
-		return kindContainer, nil
+		if t, ok := container.FirstBlockType(head); ok && t == container.TypeArchive {
+			return kindArchive, nil
+		}
+		return kindRecords, nil
 	case len(head) == 0 || o.Format == FormatLines:
 		return kindLines, nil
 	}
@@ -188,9 +195,49 @@ func sniff(in *bufio.Reader, o Options) (inputKind, error) {
 	return kindUnknown, nil
 }
 
-// newInputReader is the buffered reader sniff and the readers after it
-// share: large enough for sniff's window.
-func newInputReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, sniffWindow) }
+// source is a compressed corpus to read: what it holds, sniffed once, and
+// the means to read it. One seam for Decompress, Test and List.
+type source struct {
+	kind inputKind
+	br   *bufio.Reader // the input as a stream
+	// An archive is read at any offset: the input itself if it is a
+	// regular file, else a temporary copy of it.
+	ra    io.ReaderAt
+	size  int64
+	close func()
+}
+
+// openSource sniffs r and, for an archive, finds it a ReaderAt. The caller
+// calls close once done.
+func openSource(r io.Reader, o Options) (*source, error) {
+	s := &source{br: bufio.NewReaderSize(r, sniffWindow), close: func() {}}
+	var err error
+	if s.kind, err = sniff(s.br, o); err != nil || s.kind != kindArchive {
+		return s, err
+	}
+	if f, ok := r.(interface {
+		io.ReaderAt
+		Stat() (fs.FileInfo, error)
+	}); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			s.ra, s.size = f, st.Size()
+			return s, nil
+		}
+	}
+	// A pipe: an archive's records refer to values anywhere before them,
+	// so it is read from a copy.
+	tmp, err := os.CreateTemp("", "m2m-archive-*.tmp")
+	if err != nil {
+		return s, err
+	}
+	s.close = func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if s.size, err = io.Copy(tmp, s.br); err != nil {
+		s.close()
+		return s, fmt.Errorf("copying the archive to a temporary file: %w", err)
+	}
+	s.ra = tmp
+	return s, nil
+}
 
 // line is one line (or piece of one) in a batch.
 type line struct {

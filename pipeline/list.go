@@ -21,7 +21,9 @@ type Listing struct {
 	Bytes      int64 // of the original input, when the file says (containers)
 	Compressed int64 // bytes of the file
 	Encodings  [5]int64
-	Archived   int64            // records in archive blocks (their headers are counted below)
+	Archived   int64            // records of an archive (their schemas and models are counted below)
+	// Archive is what an archive holds, by stream: where the bytes go.
+	Archive *archive.Contents
 	Schemas    map[string]int64 // M2M v1 records by schema
 	Models     map[string]int64 // M2M v1 records by model
 	Secured    map[string]int64 // M2M v1 records by security mode
@@ -65,15 +67,18 @@ func (l *Listing) countHeader(h *codec.Header) {
 // Options.Format for how a file of wire strings is recognised.
 func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 	l := &Listing{Schemas: map[string]int64{}, Models: map[string]int64{}, Secured: map[string]int64{}}
-	in := newInputReader(r)
-	kind, err := sniff(in, o)
+	src, err := openSource(r, o)
+	defer src.close()
 	if err != nil {
 		return nil, err
 	}
+	in := src.br
 	var h codec.Header
-	switch kind {
+	switch src.kind {
 	case kindUnknown:
 		return nil, ErrUnknownFormat
+	case kindArchive:
+		return listArchive(l, src)
 	case kindLines:
 		l.Format = FormatLines
 		dec, _ := codec.NewDecoder()
@@ -107,7 +112,6 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 		l.Lines = st.Lines.Load()
 		return l, err
 	}
-	var adec *archive.Decoder
 	cr, err := container.NewReader(countingReader{in, &l.Compressed})
 	if err != nil {
 		return nil, err
@@ -123,27 +127,8 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b.Type == container.TypeArchive {
-			if archive.IsDirectory(b.Body) {
-				continue
-			}
-			if adec == nil {
-				if adec, err = archive.NewDecoder(); err != nil {
-					return nil, err
-				}
-			}
-			err = adec.EachIndex(b.Body, func(r archive.RecIndex) error {
-				l.Records++
-				l.Archived++
-				if r.Header != nil && codec.ParseHeaderBytes(&h, r.Header) == nil {
-					l.countHeader(&h)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("block at offset %d: %w", b.Offset, err)
-			}
-			continue
+		if b.Type != container.TypeRecords {
+			return nil, fmt.Errorf("block at offset %d: %w: a block of type %#02x among records blocks", b.Offset, container.ErrCorrupt, b.Type)
 		}
 		err = b.Each(func(rec container.Record) error {
 			l.add(rec.Encoding, rec.Data, &h)
@@ -154,6 +139,29 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 		}
 	}
 	l.Lines, l.Bytes = cr.Lines, cr.Bytes
+	return l, nil
+}
+
+// listArchive lists an archive, from its block headers and indexes.
+func listArchive(l *Listing, src *source) (*Listing, error) {
+	r, err := archive.NewReader(src.ra, src.size)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	c, err := r.Contents()
+	if err != nil {
+		return nil, err
+	}
+	l.Archive = c
+	l.Records, l.Lines, l.Bytes, l.Compressed, l.Archived = c.Records, c.Lines, c.Bytes, src.size, c.Records
+	for s, n := range c.Schemas {
+		l.Schemas[s.String()] += n
+		l.Secured[codec.SecurityNone.String()] += n
+	}
+	for m, n := range c.Models {
+		l.Models[m] += n
+	}
 	return l, nil
 }
 

@@ -45,7 +45,7 @@ func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
 		if r.secured {
 			return nil, fmt.Errorf("%w: an archive is not sealed, and this run requires sealed records", codec.ErrIntegrity)
 		}
-		if r.ar, err = archive.NewReader(archiveSource{ix}); err != nil {
+		if r.ar, err = archive.NewReader(ra, size); err != nil {
 			return nil, err
 		}
 	case container.TypeRecords:
@@ -80,14 +80,7 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	}
 	i := int(n - r.ix.First(b))
 	if r.ar != nil {
-		var rec archive.RecIndex
-		if dst, rec, err = r.ar.AppendRecord(dst, b, i); err != nil {
-			return dst, fmt.Errorf("record %d: %w", n, err)
-		}
-		if !rec.NoNewline {
-			dst = append(dst, '\n')
-		}
-		return dst, nil
+		return r.ar.AppendRecord(dst, n)
 	}
 	if b != r.last {
 		blk, err := r.ix.Block(b)
@@ -123,19 +116,3 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 
 // errFound stops a walk over a block's records at the one wanted.
 var errFound = errors.New("found")
-
-// archiveSource gives an archive.Reader the blocks of an archive file.
-type archiveSource struct{ ix *container.Index }
-
-func (s archiveSource) Blocks() int { return s.ix.Blocks() }
-
-func (s archiveSource) Body(i int) ([]byte, error) {
-	b, err := s.ix.Block(i)
-	if err != nil {
-		return nil, err
-	}
-	if b.Type != container.TypeArchive {
-		return nil, fmt.Errorf("block at offset %d: %w: a block of type %#02x in an archive", b.Offset, container.ErrCorrupt, b.Type)
-	}
-	return b.Body, nil
-}

@@ -178,6 +178,10 @@ type Stats struct {
 	// TokenNative: a run longer than tokenizer.MaxRun
 	NotTokenizable atomic.Int64
 	Passthrough    atomic.Int64 // in FormatLines: lines passed through as text
+	// Archives: records kept as their bytes, no JSON value taken out (not
+	// JSON, no value of the archive's minimum size, or a piece of a line
+	// over the limit).
+	Kept atomic.Int64
 }
 
 func (s *Stats) count(e container.Encoding) { s.Encodings[e].Add(1) }

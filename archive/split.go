@@ -11,23 +11,25 @@ type node struct {
 	skip       int32 // index of the first node after this one's subtree
 }
 
-// tree lists the values of the JSON text src in pre-order, keeping only
-// those at least min bytes long (smaller ones stay in their parent's text),
-// the root (the whole of src) always first. It reports false if src is not one well-formed
-// value, optionally surrounded by whitespace. It checks structure
-// (brackets, strings, escapes), not the grammar of numbers and literals:
-// the archive stores the bytes themselves, and needs only spans that begin
-// and end where values do.
-func tree(dst []node, src []byte, min int) ([]node, bool) {
-	t := treeScan{src: src, nodes: dst[:0], min: int32(min)}
+// appendTree appends the values of the JSON text src to dst in pre-order,
+// keeping only those at least min bytes long (smaller ones stay in their
+// parent's text), the root (the whole of src) always first; skips are
+// indexes in the whole of dst. It reports false, and returns dst as it
+// was, if src is not one well-formed value, optionally surrounded by
+// whitespace. It checks structure (brackets, strings, escapes), not the
+// grammar of numbers and literals: the archive stores the bytes
+// themselves, and needs only spans that begin and end where values do.
+func appendTree(dst []node, src []byte, min int) ([]node, bool) {
+	root := len(dst)
+	t := treeScan{src: src, nodes: dst, min: int32(min)}
 	i := skipSpace(src, 0)
 	t.nodes = append(t.nodes, node{})
 	end := t.value(i, 0)
 	if end < 0 || skipSpace(src, end) != len(src) {
-		return t.nodes[:0], false
+		return t.nodes[:root], false
 	}
 	// The root spans the whole line, whitespace around the value included.
-	t.nodes[0] = node{start: 0, end: int32(len(src)), skip: int32(len(t.nodes))}
+	t.nodes[root] = node{start: 0, end: int32(len(src)), skip: int32(len(t.nodes))}
 	return t.nodes, true
 }
 

@@ -1,0 +1,104 @@
+package archive
+
+import (
+	"fmt"
+
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// Contents is what an archive holds, as its block headers and indexes
+// tell: no skeleton or store frame is decoded.
+type Contents struct {
+	Records, Lines, Bytes int64
+	// Streams are the bytes of each stream, by number (StreamIndex ...);
+	// Packed counts each frame's header and data.
+	Streams [numStreams]StreamCounts
+	// Strings and Templates count the entries stored.
+	Strings, Templates int64
+	Blocks             int
+	// Listed counts the records that are JSON the M2M codec accepts, by
+	// schema and by model (what their M2M v1 header would say).
+	Schemas map[codec.Schema]int64
+	Models  map[string]int64
+}
+
+// Contents reads every block of the archive, checking its checksum, and
+// the index frame of every records block.
+func (r *Reader) Contents() (*Contents, error) {
+	c := &Contents{Records: r.ix.Records, Lines: r.ix.Lines, Bytes: r.ix.Bytes, Blocks: r.ix.Blocks(),
+		Strings: int64(r.total[0]), Templates: int64(r.total[1]),
+		Schemas: map[codec.Schema]int64{}, Models: map[string]int64{}}
+	if err := r.checkBlocks(); err != nil {
+		return nil, err
+	}
+	d := r.decoder()
+	defer r.decs.Put(d)
+	add := func(s int, f frame, hdr int) {
+		c.Streams[s].Frames++
+		c.Streams[s].Raw += int64(f.rawLen)
+		c.Streams[s].Packed += int64(hdr + len(f.data))
+	}
+	for b := range r.ix.Blocks() - 1 {
+		blk, err := r.ix.Block(b)
+		if err != nil {
+			return nil, err
+		}
+		body := blk.Body
+		if blk.Type != container.TypeArchive || len(body) == 0 {
+			return nil, blockErr(b, corruptf("not an archive block"))
+		}
+		switch body[0] {
+		case kindRecords:
+			n, k, err := varint.Uvarint64(body[1:])
+			if err != nil || n != uint64(blk.Records) {
+				return nil, blockErr(b, corruptf("records count"))
+			}
+			rest := body[1+k:]
+			idx, after, err := parseFrame(rest, b)
+			if err != nil {
+				return nil, blockErr(b, err)
+			}
+			add(StreamIndex, idx, len(rest)-len(after))
+			skel, end, err := parseFrame(after, b)
+			if err != nil || len(end) != 0 {
+				return nil, blockErr(b, corruptf("bad skeleton frame: %v", err))
+			}
+			add(StreamSkeletons, skel, len(after))
+			raw, err := d.decode(nil, idx, nil)
+			if err != nil {
+				return nil, blockErr(b, err)
+			}
+			recs, err := parseIndexOnly(raw, int(n))
+			if err != nil {
+				return nil, blockErr(b, err)
+			}
+			for _, ri := range recs {
+				if ri.flags&flagListed != 0 {
+					c.Schemas[ri.schema]++
+					c.Models[string(ri.model)]++
+				}
+			}
+		case kindStrings, kindTemplates:
+			_, k1, err1 := varint.Uvarint64(body[1:])
+			_, k2, err2 := varint.Uvarint64(body[1+k1:])
+			if err1 != nil || err2 != nil {
+				return nil, blockErr(b, corruptf("store block header"))
+			}
+			rest := body[1+k1+k2:]
+			f, end, err := parseFrame(rest, b)
+			if err != nil || len(end) != 0 {
+				return nil, blockErr(b, corruptf("bad store frame: %v", err))
+			}
+			s := StreamStrings
+			if body[0] == kindTemplates {
+				s = StreamTemplates
+			}
+			add(s, f, len(rest))
+		default:
+			return nil, blockErr(b, fmt.Errorf("%w: block of kind %q", ErrCorrupt, body[0]))
+		}
+	}
+	return c, nil
+}

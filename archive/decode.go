@@ -1,0 +1,122 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/m2m-go/m2m/internal/flow"
+)
+
+// pieceSize is how much decoded output a worker gathers before passing it
+// on: a block that decodes to a lot streams through in pieces.
+const pieceSize = 256 << 10
+
+// Decode writes every record of the archive to w, in order, each as it was
+// in the input: the input itself. Records blocks are decoded on workers
+// goroutines (0: GOMAXPROCS); every record's length and CRC-32 is checked,
+// and the first bad one stops the run with an error naming it. It returns
+// the counts of what it wrote.
+func (r *Reader) Decode(ctx context.Context, w io.Writer, workers int) (Counts, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var c Counts
+	if err := r.checkBlocks(); err != nil {
+		return c, err
+	}
+	type piece struct {
+		out          []byte
+		records      int
+		lines, bytes int64
+	}
+	err := flow.Ordered(ctx, workers, 2*workers, flowBudget,
+		func(ctx context.Context, emit func(int, int) error) error {
+			for b := range r.ix.Blocks() {
+				if r.ix.BlockRecords(b) == 0 {
+					continue
+				}
+				if err := emit(b, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(_ int, b int, send func(piece, int) error) error {
+			v, _, err := r.loadRecords(b)
+			if err != nil {
+				return err
+			}
+			rb := v.(*recordsBlock)
+			if len(rb.recs) != int(r.ix.BlockRecords(b)) {
+				return blockErr(b, corruptf("%d records, the index says %d", len(rb.recs), r.ix.BlockRecords(b)))
+			}
+			x := r.expander()
+			defer r.putExpander(x)
+			p := piece{out: getPiece()}
+			for i := range rb.recs {
+				var err error
+				at := len(p.out)
+				if p.out, err = x.record(p.out, rb, i); err != nil {
+					return fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err)
+				}
+				p.records++
+				p.bytes += int64(len(p.out) - at)
+				if rb.recs[i].flags&flagContinues == 0 {
+					p.lines++
+				}
+				if len(p.out) >= pieceSize || i == len(rb.recs)-1 {
+					if err := send(p, cap(p.out)); err != nil {
+						return err
+					}
+					p = piece{out: getPiece()}
+				}
+			}
+			return nil
+		},
+		func(p piece) error {
+			c.Records += int64(p.records)
+			c.Lines += p.lines
+			c.Bytes += p.bytes
+			_, err := w.Write(p.out)
+			putPiece(p.out)
+			return err
+		})
+	return c, err
+}
+
+var piecePool sync.Pool // *[]byte
+
+// getPiece returns an empty buffer with room for a piece and a record of
+// a typical size past it.
+func getPiece() []byte {
+	if b, ok := piecePool.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, pieceSize+pieceSize/2)
+}
+
+// putPiece recycles a piece's memory, unless a long record made it large.
+func putPiece(b []byte) {
+	if cap(b) <= 4*pieceSize {
+		piecePool.Put(&b)
+	}
+}
+
+// checkBlocks checks that every block of the archive is a records block,
+// a store frame the directory lists, or the directory.
+func (r *Reader) checkBlocks() error {
+	n := 1 // the directory
+	for b := range r.ix.Blocks() {
+		if r.ix.BlockRecords(b) > 0 {
+			n++
+		}
+	}
+	n += len(r.frames[0]) + len(r.frames[1])
+	if n != r.ix.Blocks() {
+		return corruptf("%d blocks, of which the index and directory account for %d", r.ix.Blocks(), n)
+	}
+	return nil
+}

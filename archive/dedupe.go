@@ -1,0 +1,293 @@
+package archive
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// Markers in skeletons, templates and store frames: bytes valid JSON never
+// holds raw (a record that holds one is kept as its bytes).
+const (
+	markEnd      = 0x00 // ends a store entry
+	markString   = 0x01 // then a uvarint: a reference to a stored string
+	markTemplate = 0x02 // then a uvarint: a reference to a stored template
+	maxMarker    = 0x02
+)
+
+// Sizes of the units an archive is cut into.
+const (
+	// defaultBatch is the input a records block holds: large enough that
+	// its skeletons compress well, small enough that reading one record
+	// decodes little.
+	defaultBatch = 4 << 20
+	// maxStoreFrame is the raw size at which a store frame is closed.
+	maxStoreFrame = 4 << 20
+	// defaultSegment is how many frames of a stream share a dictionary:
+	// the segment's first frame, whose raw bytes the others are
+	// compressed against.
+	defaultSegment = 16
+)
+
+// blockJob is one block on its way to being compressed and written.
+type blockJob struct {
+	kind      byte   // kindRecords, kindStrings, kindTemplates or kindDirectory
+	first     uint32 // store blocks: the id of their first entry
+	count     int    // store blocks: entries; records blocks: records
+	index     []byte // records blocks: the raw index frame
+	raw       []byte // the raw skeleton or store frame, or the directory's body
+	dict      []byte // the raw frame raw is compressed against, if any
+	dictBlock int
+	counts    container.Counts
+	body      []byte // the finished block, once compressed
+	packed    [2]int // bytes of the frames, once compressed: index and skeletons, or the store frame
+}
+
+func (j *blockJob) size() int { return cap(j.index) + cap(j.raw) }
+
+// compress makes the block.
+func (j *blockJob) compress(e *frameEncoder) error {
+	body := []byte{j.kind}
+	var err error
+	switch j.kind {
+	case kindRecords:
+		body = varint.AppendUvarint64(body, uint64(j.count))
+		at := len(body)
+		if body, err = e.appendFrame(body, j.index, nil, -1); err != nil {
+			return err
+		}
+		j.packed[0] = len(body) - at
+		at = len(body)
+		if body, err = e.appendFrame(body, j.raw, j.dict, j.dictBlock); err != nil {
+			return err
+		}
+		j.packed[1] = len(body) - at
+	case kindStrings, kindTemplates:
+		body = varint.AppendUvarint64(body, uint64(j.first))
+		body = varint.AppendUvarint64(body, uint64(j.count))
+		at := len(body)
+		if body, err = e.appendFrame(body, j.raw, j.dict, j.dictBlock); err != nil {
+			return err
+		}
+		j.packed[0] = len(body) - at
+	case kindDirectory:
+		body = append(body, j.raw...)
+	}
+	j.body = container.AppendBlock(nil, container.TypeArchive, j.counts.Records, body)
+	return nil
+}
+
+// addTo adds the block to c.
+func (j *blockJob) addTo(c *Counts) {
+	add := func(s int, raw, packed int) {
+		c.Streams[s].Frames++
+		c.Streams[s].Raw += int64(raw)
+		c.Streams[s].Packed += int64(packed)
+	}
+	switch j.kind {
+	case kindRecords:
+		add(StreamIndex, len(j.index), j.packed[0])
+		add(StreamSkeletons, len(j.raw), j.packed[1])
+	case kindStrings:
+		add(StreamStrings, len(j.raw), j.packed[0])
+	case kindTemplates:
+		add(StreamTemplates, len(j.raw), j.packed[0])
+	}
+	c.Blocks++
+}
+
+// stream is one of the deduper's streams of frames: its frame being
+// filled, and its segment's dictionary.
+type stream struct {
+	kind      byte
+	raw       []byte
+	first     uint32 // id of the frame's first entry
+	count     int
+	dict      []byte // the segment's first frame, raw; nil before it is made
+	dictBlock int
+	inSegment int // frames made in the segment so far
+}
+
+// deduper is the in-order stage of writing: it takes the values out of
+// the records of each batch, looking each up in the table and storing the
+// new ones, and makes the blocks.
+type deduper struct {
+	o       Options
+	jobs    chan<- *blockJob
+	t       *table
+	skel    stream
+	store   [2]stream // strings, templates
+	block   int       // number of the next block
+	dir     []byte    // the directory's entries
+	dirPrev int       // block of the last directory entry
+	dirN    int
+	scratch [maxDepth + 2][]byte
+	counts  struct{ kept, strings, templates, refs int64 }
+}
+
+func newDeduper(o Options, jobs chan<- *blockJob) *deduper {
+	return &deduper{o: o, jobs: jobs, t: newTable(),
+		skel:  stream{kind: kindRecords},
+		store: [2]stream{{kind: kindStrings}, {kind: kindTemplates}}}
+}
+
+// add takes one batch: its records block, and any store frames it fills.
+func (d *deduper) add(ctx context.Context, b *batch) error {
+	var flags, lens, crcs, schemas, models, table []byte
+	modelIDs := map[string]int{}
+	skel := d.skel.raw[:0]
+	var counts container.Counts
+	for i := range b.recs {
+		r := &b.recs[i]
+		line := b.buf[r.start:r.end]
+		flags = append(flags, r.flags)
+		lens = varint.AppendUvarint64(lens, uint64(len(line)))
+		crcs = binary.LittleEndian.AppendUint32(crcs, r.crc)
+		if r.flags&flagListed != 0 {
+			model := b.arena[r.model[0]:r.model[1]]
+			id, ok := modelIDs[string(model)]
+			if !ok {
+				id = len(modelIDs)
+				modelIDs[string(model)] = id
+				table = varint.AppendUvarint64(table, uint64(len(model)))
+				table = append(table, model...)
+			}
+			schemas = append(schemas, byte(r.schema))
+			models = varint.AppendUvarint64(models, uint64(id))
+		}
+		if r.flags&flagKept != 0 {
+			skel = append(skel, line...)
+			d.counts.kept++
+		} else {
+			var err error
+			if skel, err = d.template(ctx, skel, b, line, int(r.nodes), 0); err != nil {
+				return err
+			}
+			skel = append(skel, '\n')
+		}
+		counts.Records++
+		counts.Bytes += int64(len(line))
+		if r.flags&flagContinues == 0 {
+			counts.Lines++
+		}
+		if r.flags&flagNoNewline == 0 {
+			counts.Bytes++
+		}
+	}
+	index := make([]byte, 0, len(flags)+len(lens)+len(crcs)+len(schemas)+len(models)+len(table)+8)
+	index = append(append(append(append(append(index, flags...), lens...), crcs...), schemas...), models...)
+	index = varint.AppendUvarint64(index, uint64(len(modelIDs)))
+	index = append(index, table...)
+	d.skel.raw = skel
+	d.skel.count = len(b.recs)
+	j := d.frameJob(&d.skel)
+	j.index, j.counts = index, counts
+	return d.send(ctx, j)
+}
+
+// template appends the text of node n of line with each of its listed
+// children replaced by a reference to an entry.
+func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byte, n, depth int) ([]byte, error) {
+	nodes := b.nodes
+	pos := nodes[n].start
+	for c := n + 1; c < int(nodes[n].skip); c = int(nodes[c].skip) {
+		dst = append(dst, line[pos:nodes[c].start]...)
+		mark, id, err := d.entry(ctx, b, line, c, depth)
+		if err != nil {
+			return dst, err
+		}
+		// id+1: a reference never holds the byte 0, which ends entries.
+		dst = varint.AppendUvarint(append(dst, mark), id+1)
+		d.counts.refs++
+		pos = nodes[c].end
+	}
+	return append(dst, line[pos:nodes[n].end]...), nil
+}
+
+// idTemplate marks a template's id in the table.
+const idTemplate = 1 << 31
+
+// entry returns the reference to the entry holding node c of line,
+// storing it first if it is new: a string as it is, an object or array as
+// a template, its own values stored first.
+func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int) (byte, uint32, error) {
+	k := b.keys[c]
+	if id, ok := d.t.find(k); ok {
+		if id&idTemplate != 0 {
+			return markTemplate, id &^ idTemplate, nil
+		}
+		return markString, id, nil
+	}
+	nd := b.nodes[c]
+	text := line[nd.start:nd.end]
+	s, mark, tag := &d.store[0], byte(markString), uint32(0)
+	if text[0] == '{' || text[0] == '[' {
+		s, mark, tag = &d.store[1], markTemplate, idTemplate
+		var err error
+		d.scratch[depth], err = d.template(ctx, d.scratch[depth][:0], b, line, c, depth+1)
+		if err != nil {
+			return 0, 0, err
+		}
+		text = d.scratch[depth]
+		d.counts.templates++
+	} else {
+		d.counts.strings++
+	}
+	id := s.first + uint32(s.count)
+	s.raw = append(append(s.raw, text...), markEnd)
+	s.count++
+	d.t.insert(k, id|tag)
+	if len(s.raw) >= d.o.frameSize() {
+		if err := d.send(ctx, d.frameJob(s)); err != nil {
+			return 0, 0, err
+		}
+	}
+	return mark, id, nil
+}
+
+// frameJob closes the frame of s and returns its block.
+func (d *deduper) frameJob(s *stream) *blockJob {
+	j := &blockJob{kind: s.kind, first: s.first, count: s.count, raw: s.raw, dictBlock: -1}
+	if s.inSegment > 0 && len(s.dict)+len(s.raw) <= encoderWindow {
+		j.dict, j.dictBlock = s.dict, s.dictBlock
+	} else if s.inSegment == 0 {
+		// The first frame of a segment: the dictionary of the others.
+		s.dict, s.dictBlock = s.raw, d.block
+	}
+	s.inSegment = (s.inSegment + 1) % d.o.segmentLen()
+	if s.kind != kindRecords {
+		d.dir = append(d.dir, s.kind)
+		d.dir = varint.AppendUvarint64(d.dir, uint64(d.block-d.dirPrev))
+		d.dir = varint.AppendUvarint64(d.dir, uint64(s.count))
+		d.dirPrev = d.block
+		d.dirN++
+	}
+	d.block++
+	s.first += uint32(s.count)
+	s.raw, s.count = nil, 0
+	return j
+}
+
+func (d *deduper) send(ctx context.Context, j *blockJob) error {
+	select {
+	case d.jobs <- j:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// finish closes the store frames and makes the directory.
+func (d *deduper) finish(ctx context.Context) error {
+	for i := range d.store {
+		if d.store[i].count > 0 {
+			if err := d.send(ctx, d.frameJob(&d.store[i])); err != nil {
+				return err
+			}
+		}
+	}
+	body := varint.AppendUvarint64(nil, uint64(d.dirN))
+	return d.send(ctx, &blockJob{kind: kindDirectory, raw: append(body, d.dir...)})
+}

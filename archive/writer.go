@@ -1,0 +1,441 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/internal/flow"
+)
+
+// Options configure a Writer. The zero value means the defaults.
+type Options struct {
+	// Level is the zstd level of the frames, 1 to 4 (fastest, default,
+	// better, best); default 3.
+	Level int
+	// Workers is how many goroutines scan and compress; default
+	// GOMAXPROCS.
+	Workers int
+	// MinSize is the length from which a JSON value is stored once and
+	// referred to; default 64 bytes.
+	MinSize int
+
+	// Sizes of the units, smaller in tests: input per records block, raw
+	// bytes per store frame, frames per dictionary segment.
+	batch, storeFrame, segment int
+}
+
+func (o Options) level() int      { return min(pick(o.Level, 3), 4) }
+func (o Options) workers() int    { return pick(o.Workers, runtime.GOMAXPROCS(0)) }
+func (o Options) minSize() int    { return pick(o.MinSize, 64) }
+func (o Options) batchSize() int  { return pick(o.batch, defaultBatch) }
+func (o Options) frameSize() int  { return pick(o.storeFrame, maxStoreFrame) }
+func (o Options) segmentLen() int { return pick(o.segment, defaultSegment) }
+
+func pick(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Counts are what a Writer has written so far. Each stream's Raw bytes
+// are its frames' before compression, Packed after (frame headers
+// included).
+type Counts struct {
+	Records int64 // records: lines, and pieces of lines longer than MaxLine
+	Lines   int64 // lines (a last one without a line feed included)
+	Bytes   int64 // bytes of input
+	// Kept counts records stored as their bytes, with no value taken out:
+	// not JSON (or no value of MinSize), holding a byte the format uses
+	// as a marker, or a piece of a line longer than MaxLine.
+	Kept int64
+	// Strings and Templates count the entries stored; Refs the references
+	// to them.
+	Strings, Templates, Refs int64
+	Streams                  [numStreams]StreamCounts
+	Blocks                   int64
+}
+
+// StreamCounts are the bytes of one stream.
+type StreamCounts struct {
+	Frames      int64
+	Raw, Packed int64
+}
+
+// The streams of an archive, for Counts and Stats.
+const (
+	StreamIndex     = iota // per record: flags, length, CRC-32, schema and model
+	StreamSkeletons        // records with their stored values taken out
+	StreamStrings          // stored JSON strings
+	StreamTemplates        // stored objects and arrays, their stored values taken out
+	numStreams
+)
+
+// StreamNames are the streams' names, by number.
+var StreamNames = [numStreams]string{"index", "skeletons", "strings", "templates"}
+
+// A Writer writes an archive of the JSONL written to it: each line a
+// record, every JSON value of MinSize bytes or more stored once in the
+// archive and referred to wherever it recurs. It scans and compresses on
+// Options.Workers goroutines; Write returns once its bytes are queued.
+// Close must be called to finish the archive.
+type Writer struct {
+	o       Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	batches chan *batch
+	done    chan struct{}
+	err     error // the pipeline's, once done is closed
+	cur     *batch
+	partial int // start of the line not yet ended in cur.buf
+	cut     bool
+	closed  bool
+	counts  Counts
+	mu      sync.Mutex // guards counts while the pipeline runs
+}
+
+// NewWriter starts an archive on w. The context stops the work when
+// cancelled; Close then returns its error.
+func NewWriter(ctx context.Context, w io.Writer, o Options) (*Writer, error) {
+	cw, err := container.NewWriter(w)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	aw := &Writer{o: o, ctx: ctx, cancel: cancel, batches: make(chan *batch), done: make(chan struct{}), cur: new(batch)}
+	go func() {
+		aw.err = aw.run(cw)
+		if aw.err != nil {
+			cancel()
+		}
+		close(aw.done)
+	}()
+	return aw, nil
+}
+
+// batch is a run of whole records, the unit of scanning and of a records
+// block.
+type batch struct {
+	buf   []byte
+	recs  []rec
+	nodes []node // the splittable records' values, each record's in pre-order
+	keys  []key  // one per node
+	arena []byte // the records' models
+}
+
+// rec is one record of a batch.
+type rec struct {
+	start, end int32
+	flags      byte
+	crc        uint32
+	nodes      int32 // the record's first node in batch.nodes (its root), or -1
+	schema     codec.Schema
+	model      [2]int32 // span of the model in batch.arena
+}
+
+// Record flags, in the index.
+const (
+	flagKept      = 0x01 // the skeleton is the record's bytes, line_len of them
+	flagListed    = 0x02 // the record has a schema and model in the index
+	flagContinues = 0x40 // a piece of a line the next record continues
+	flagNoNewline = 0x80 // not followed by a line feed in the input
+	flagsDefined  = flagKept | flagListed | flagContinues | flagNoNewline
+)
+
+// Write queues the JSONL in p. It blocks while the pipeline is full.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.closed {
+		return 0, errors.New("archive: Write after Close")
+	}
+	n := 0
+	for len(p) > 0 {
+		if err := w.ctx.Err(); err != nil {
+			return n, w.wait()
+		}
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		w.cur.buf = append(w.cur.buf, chunk...)
+		n += len(chunk)
+		p = p[len(chunk):]
+		if err := w.cutLong(false); err != nil {
+			return n, err
+		}
+		if i >= 0 {
+			p = p[1:]
+			n++
+			if err := w.endLine(0); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// cutLong cuts pieces of MaxLine bytes off a line that is longer, as they
+// come. At the end of the input (eof), what is left of the line may be
+// MaxLine bytes and not be cut.
+func (w *Writer) cutLong(eof bool) error {
+	for len(w.cur.buf)-w.partial > MaxLine {
+		end := w.partial + MaxLine
+		w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flagContinues | flagNoNewline})
+		w.partial, w.cut = end, true
+		if err := w.flushIfFull(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endLine ends the line in progress with flags (0, or flagNoNewline for a
+// last line without a line feed).
+func (w *Writer) endLine(flags byte) error {
+	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(len(w.cur.buf)), flags: flags})
+	w.partial, w.cut = len(w.cur.buf), false
+	w.mu.Lock()
+	w.counts.Lines++
+	w.mu.Unlock()
+	return w.flushIfFull()
+}
+
+// flushIfFull sends the batch on once it holds a batch's worth of
+// records, keeping the line in progress for the next.
+func (w *Writer) flushIfFull() error {
+	if w.partial < w.o.batchSize() {
+		return nil
+	}
+	next := &batch{buf: append([]byte(nil), w.cur.buf[w.partial:]...)}
+	w.cur.buf = w.cur.buf[:w.partial]
+	if err := w.send(w.cur); err != nil {
+		return err
+	}
+	w.cur, w.partial = next, 0
+	return nil
+}
+
+func (w *Writer) send(b *batch) error {
+	select {
+	case w.batches <- b:
+		return nil
+	case <-w.ctx.Done():
+		return w.wait()
+	}
+}
+
+// wait waits for the pipeline to end and returns its error.
+func (w *Writer) wait() error {
+	<-w.done
+	if w.err == nil {
+		return w.ctx.Err()
+	}
+	return w.err
+}
+
+// Close ends the last line, waits for every block to be written, and
+// writes the directory, the container's index and its trailer. It does not
+// close the underlying writer.
+func (w *Writer) Close() error {
+	if w.closed {
+		return errors.New("archive: Close twice")
+	}
+	w.closed = true
+	err := w.ctx.Err()
+	if err == nil && (len(w.cur.buf) > w.partial || w.cut) {
+		if err = w.cutLong(true); err == nil {
+			err = w.endLine(flagNoNewline)
+		}
+	}
+	if err == nil && len(w.cur.recs) > 0 {
+		err = w.send(w.cur)
+	}
+	close(w.batches)
+	if werr := w.wait(); err == nil || werr != nil && !errors.Is(werr, context.Canceled) {
+		err = werr
+	}
+	w.cancel()
+	return err
+}
+
+// Counts returns what has been written so far.
+func (w *Writer) Counts() Counts {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.counts
+}
+
+// Memory in flight: the batches and frames between the stages (see
+// flow.Ordered).
+const flowBudget = 64 << 20
+
+// run is the pipeline: workers scan batches; the deduper, in order, takes
+// values out into the store and makes blocks; workers compress them; the
+// blocks are written in order, then the directory.
+func (w *Writer) run(cw *container.Writer) error {
+	n := w.o.workers()
+	jobs := make(chan *blockJob, n)
+	d := newDeduper(w.o, jobs)
+	encoders := make([]*frameEncoder, n)
+	scanners := make([]*scanner, n)
+	var writeErr error
+	writing := make(chan struct{})
+	go func() {
+		defer close(writing)
+		writeErr = flow.Ordered(w.ctx, n, 2*n, flowBudget,
+			func(ctx context.Context, emit func(*blockJob, int) error) error {
+				for j := range jobs {
+					if err := emit(j, j.size()); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func(i int, j *blockJob, send func(*blockJob, int) error) error {
+				if encoders[i] == nil {
+					var err error
+					if encoders[i], err = newFrameEncoder(w.o.level()); err != nil {
+						return err
+					}
+				}
+				if err := j.compress(encoders[i]); err != nil {
+					return err
+				}
+				return send(j, len(j.body))
+			},
+			func(j *blockJob) error {
+				w.mu.Lock()
+				j.addTo(&w.counts)
+				w.mu.Unlock()
+				return cw.Write(j.body, j.counts)
+			})
+		if writeErr != nil {
+			w.cancel()
+		}
+	}()
+	scanErr := flow.Ordered(w.ctx, n, 2*n, flowBudget,
+		func(ctx context.Context, emit func(*batch, int) error) error {
+			for b := range w.batches {
+				if err := emit(b, 2*cap(b.buf)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(i int, b *batch, send func(*batch, int) error) error {
+			if scanners[i] == nil {
+				var err error
+				if scanners[i], err = newScanner(w.o.minSize()); err != nil {
+					return err
+				}
+			}
+			scanners[i].scan(b)
+			return send(b, 0)
+		},
+		func(b *batch) error {
+			if err := d.add(w.ctx, b); err != nil {
+				return err
+			}
+			w.mu.Lock()
+			w.counts.Records += int64(len(b.recs))
+			w.counts.Bytes += int64(len(b.buf)) + int64(len(b.recs)) - int64(countNoNewline(b))
+			w.counts.Kept, w.counts.Strings, w.counts.Templates, w.counts.Refs = d.counts.kept, d.counts.strings, d.counts.templates, d.counts.refs
+			w.mu.Unlock()
+			return nil
+		})
+	if scanErr == nil {
+		scanErr = d.finish(w.ctx)
+	}
+	close(jobs)
+	<-writing
+	if scanErr == nil {
+		scanErr = writeErr
+	}
+	if scanErr != nil {
+		return scanErr
+	}
+	return cw.Close()
+}
+
+func countNoNewline(b *batch) int {
+	n := 0
+	for i := range b.recs {
+		if b.recs[i].flags&flagNoNewline != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// scanner is a worker's part of writing: it finds each record's values
+// and their keys, CRC, schema and model.
+type scanner struct {
+	min int
+	enc *codec.Encoder
+	h   hasher
+}
+
+// hashers: every worker of one archive hashes with the same seeds.
+var seeds = sync.OnceValue(newHasher)
+
+func newScanner(min int) (*scanner, error) {
+	enc, err := codec.NewEncoder()
+	if err != nil {
+		return nil, err
+	}
+	return &scanner{min: min, enc: enc, h: seeds()}, nil
+}
+
+// markers are the bytes the format gives a meaning in skeletons, store
+// entries and templates; a record that holds one is kept as its bytes.
+// Valid JSON never holds them raw.
+func hasMarker(p []byte) bool {
+	for _, c := range p {
+		if c <= maxMarker {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scanner) scan(b *batch) {
+	b.nodes, b.keys, b.arena = b.nodes[:0], b.keys[:0], b.arena[:0]
+	for i := range b.recs {
+		r := &b.recs[i]
+		line := b.buf[r.start:r.end]
+		r.crc = crc.Checksum(line)
+		r.nodes = -1
+		if r.flags&flagContinues != 0 {
+			r.flags |= flagKept
+			continue
+		}
+		if h, err := s.enc.Header(line); err == nil {
+			r.schema = h.Schema
+			r.model = [2]int32{int32(len(b.arena)), int32(len(b.arena) + len(h.Model))}
+			b.arena = append(b.arena, h.Model...)
+			r.flags |= flagListed
+		}
+		first := len(b.nodes)
+		var ok bool
+		if len(line) >= s.min && !hasMarker(line) {
+			b.nodes, ok = appendTree(b.nodes, line, s.min)
+		}
+		if !ok || len(b.nodes)-first < 2 {
+			b.nodes = b.nodes[:first]
+			r.flags |= flagKept
+			continue
+		}
+		r.nodes = int32(first)
+		b.keys = append(b.keys, key{}) // the root's, never looked up
+		for _, nd := range b.nodes[first+1:] {
+			b.keys = append(b.keys, s.h.sum(line[nd.start:nd.end]))
+		}
+	}
+}
