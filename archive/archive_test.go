@@ -90,19 +90,19 @@ func roundTrip(t *testing.T, in []byte, o Options) []byte {
 var small = Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 3}
 
 var nasty = map[string]string{
-	"empty":              "",
-	"one newline":        "\n",
-	"blank lines":        "\n\n{\"a\":1}\n\n\n",
-	"crlf":               "{\"model\":\"m\",\"messages\":[]}\r\n{\"b\":2}\r\n\r\n",
-	"no final newline":   "{\"a\":1}\n{\"model\":\"x\"}",
-	"not json":           "hello\n{\"a\":\n[1,2\nnull\n\"string\"\n",
-	"invalid utf-8":      "{\"a\":\"\xff\xfe" + strings.Repeat("z", 80) + "\"}\n\xc3\x28\n",
-	"markers":            "{\"a\":\"\x00\x01\x02" + strings.Repeat("z", 80) + "\"}\n\x01\x02\n",
-	"nul bytes":          "\x00\x00\n{\"a\":\"\\u0000\"}\n",
-	"repeats": strings.Repeat(`{"k":"`+strings.Repeat("v", 100)+`","o":{"x":"`+strings.Repeat("w", 70)+`"}}`+"\n", 50),
-	"deep":               strings.Repeat("[", 70) + strings.Repeat(`"`+strings.Repeat("d", 64)+`",`, 3) + "1" + strings.Repeat("]", 70) + "\n",
-	"escapes":            `{"s":"` + strings.Repeat(`\"\\\n\u00e9`, 30) + `"}` + "\n",
-	"whitespace":         " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
+	"empty":            "",
+	"one newline":      "\n",
+	"blank lines":      "\n\n{\"a\":1}\n\n\n",
+	"crlf":             "{\"model\":\"m\",\"messages\":[]}\r\n{\"b\":2}\r\n\r\n",
+	"no final newline": "{\"a\":1}\n{\"model\":\"x\"}",
+	"not json":         "hello\n{\"a\":\n[1,2\nnull\n\"string\"\n",
+	"invalid utf-8":    "{\"a\":\"\xff\xfe" + strings.Repeat("z", 80) + "\"}\n\xc3\x28\n",
+	"markers":          "{\"a\":\"\x00\x01\x02" + strings.Repeat("z", 80) + "\"}\n\x01\x02\n",
+	"nul bytes":        "\x00\x00\n{\"a\":\"\\u0000\"}\n",
+	"repeats":          strings.Repeat(`{"k":"`+strings.Repeat("v", 100)+`","o":{"x":"`+strings.Repeat("w", 70)+`"}}`+"\n", 50),
+	"deep":             strings.Repeat("[", 70) + strings.Repeat(`"`+strings.Repeat("d", 64)+`",`, 3) + "1" + strings.Repeat("]", 70) + "\n",
+	"escapes":          `{"s":"` + strings.Repeat(`\"\\\n\u00e9`, 30) + `"}` + "\n",
+	"whitespace":       " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
 }
 
 func TestRoundTripNasty(t *testing.T) {

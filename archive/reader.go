@@ -156,12 +156,12 @@ type recordsBlock struct {
 
 // recIndex is one record's entry in its block's index.
 type recIndex struct {
-	flags      byte
-	length     int
-	crc        uint32
-	skel, end  int // its skeleton, in the block's
-	schema     codec.Schema
-	model      []byte
+	flags     byte
+	length    int
+	crc       uint32
+	skel, end int // its skeleton, in the block's
+	schema    codec.Schema
+	model     []byte
 }
 
 func (r *Reader) loadRecords(b int) (any, int, error) {

@@ -21,12 +21,12 @@ type Listing struct {
 	Bytes      int64 // of the original input, when the file says (containers)
 	Compressed int64 // bytes of the file
 	Encodings  [5]int64
-	Archived   int64            // records of an archive (their schemas and models are counted below)
+	Archived   int64 // records of an archive (their schemas and models are counted below)
 	// Archive is what an archive holds, by stream: where the bytes go.
 	Archive *archive.Contents
-	Schemas    map[string]int64 // M2M v1 records by schema
-	Models     map[string]int64 // M2M v1 records by model
-	Secured    map[string]int64 // M2M v1 records by security mode
+	Schemas map[string]int64 // M2M v1 records by schema
+	Models  map[string]int64 // M2M v1 records by model
+	Secured map[string]int64 // M2M v1 records by security mode
 }
 
 // ModelsByCount returns the models, most records first.
