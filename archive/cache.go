@@ -5,8 +5,13 @@ import (
 	"sync"
 )
 
-// cacheBudget is the most decoded frames a Reader keeps, in bytes.
-const cacheBudget = 64 << 20
+// cacheBudget is the most decoded frames a Reader keeps, in bytes;
+// hotBudget the most entry text it keeps besides, for entries whose frames
+// are gone: values that recur across the whole archive.
+const (
+	cacheBudget = 64 << 20
+	hotBudget   = 16 << 20
+)
 
 // A cache holds decoded blocks by number, least recently used first out
 // past its budget. A block is loaded once however many goroutines ask for
@@ -33,6 +38,18 @@ func (c *cache) init(budget int) {
 	defer c.mu.Unlock()
 	c.budget, c.size, c.items = budget, 0, map[int]*cacheItem{}
 	c.lru.Init()
+}
+
+// peek returns block b if the cache holds it, loaded.
+func (c *cache) peek(b int) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.items[b]
+	if !ok || it.elem == nil {
+		return nil, false
+	}
+	c.lru.MoveToFront(it.elem)
+	return it.v, true
 }
 
 // get returns block b, loading it with load if the cache lacks it. An
@@ -72,4 +89,56 @@ func (c *cache) get(b int, load func() (any, int, error)) (any, error) {
 		c.size -= old.size
 	}
 	return it.v, nil
+}
+
+// hotEntries keeps copies of entries by kind and id, least recently used
+// first out past its budget.
+type hotEntries struct {
+	mu     sync.Mutex
+	budget int
+	size   int
+	items  map[uint64]*list.Element // of *hotEntry
+	lru    list.List
+}
+
+type hotEntry struct {
+	key  uint64
+	text []byte
+}
+
+func (h *hotEntries) init(budget int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.budget, h.size, h.items = budget, 0, map[uint64]*list.Element{}
+	h.lru.Init()
+}
+
+func (h *hotEntries) get(key uint64) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e, ok := h.items[key]
+	if !ok {
+		return nil, false
+	}
+	h.lru.MoveToFront(e)
+	return e.Value.(*hotEntry).text, true
+}
+
+// put keeps a copy of text under key.
+func (h *hotEntries) put(key uint64, text []byte) {
+	if len(text) > h.budget/4 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.items[key]; ok {
+		return
+	}
+	h.items[key] = h.lru.PushFront(&hotEntry{key, append([]byte(nil), text...)})
+	h.size += len(text)
+	for h.size > h.budget {
+		old := h.lru.Remove(h.lru.Back()).(*hotEntry)
+		delete(h.items, old.key)
+		h.size -= len(old.text)
+	}
 }

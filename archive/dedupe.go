@@ -42,25 +42,43 @@ type blockJob struct {
 	dictBlock int
 	counts    container.Counts
 	body      []byte // the finished block, once compressed
+	buf       []byte // the memory of body
 	packed    [2]int // bytes of the frames, once compressed: index and skeletons, or the store frame
+	// isDict marks raw as its segment's dictionary, kept until free, the
+	// previous dictionary, can be let go: once this block is written, no
+	// block using it is still being made.
+	isDict bool
+	free   []byte
+}
+
+// release gives the job's memory back, once its block is written.
+func (j *blockJob) release() {
+	putBuf(j.buf)
+	putBuf(j.index)
+	putBuf(j.free)
+	if !j.isDict {
+		putBuf(j.raw)
+	}
+	*j = blockJob{}
 }
 
 func (j *blockJob) size() int { return cap(j.index) + cap(j.raw) }
 
 // compress makes the block.
 func (j *blockJob) compress(e *frameEncoder) error {
-	body := []byte{j.kind}
+	j.buf = getBuf(container.BlockRoom + len(j.index) + len(j.raw) + 64)
+	body := append(j.buf[:container.BlockRoom], j.kind)
 	var err error
 	switch j.kind {
 	case kindRecords:
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
-		if body, err = e.appendFrame(body, j.index, nil, -1); err != nil {
+		if body, err = e.appendFrame(body, j.index, StreamIndex, nil, -1); err != nil {
 			return err
 		}
 		j.packed[0] = len(body) - at
 		at = len(body)
-		if body, err = e.appendFrame(body, j.raw, j.dict, j.dictBlock); err != nil {
+		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
 		}
 		j.packed[1] = len(body) - at
@@ -68,14 +86,19 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		body = varint.AppendUvarint64(body, uint64(j.first))
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
-		if body, err = e.appendFrame(body, j.raw, j.dict, j.dictBlock); err != nil {
+		s := StreamStrings
+		if j.kind == kindTemplates {
+			s = StreamTemplates
+		}
+		if body, err = e.appendFrame(body, j.raw, s, j.dict, j.dictBlock); err != nil {
 			return err
 		}
 		j.packed[0] = len(body) - at
 	case kindDirectory:
 		body = append(body, j.raw...)
 	}
-	j.body = container.AppendBlock(nil, container.TypeArchive, j.counts.Records, body)
+	j.buf = body
+	j.body = container.FinishBlock(body, container.TypeArchive, j.counts.Records)
 	return nil
 }
 
@@ -124,20 +147,27 @@ type deduper struct {
 	dirPrev int       // block of the last directory entry
 	dirN    int
 	scratch [maxDepth + 2][]byte
+	// The index's columns, and its table of models, reused block to block.
+	cols     [6][]byte
+	modelIDs map[string]int
 	counts  struct{ kept, strings, templates, refs int64 }
 }
 
 func newDeduper(o Options, jobs chan<- *blockJob) *deduper {
-	return &deduper{o: o, jobs: jobs, t: newTable(),
+	return &deduper{o: o, jobs: jobs, t: newTable(), modelIDs: map[string]int{},
 		skel:  stream{kind: kindRecords},
 		store: [2]stream{{kind: kindStrings}, {kind: kindTemplates}}}
 }
 
 // add takes one batch: its records block, and any store frames it fills.
 func (d *deduper) add(ctx context.Context, b *batch) error {
-	var flags, lens, crcs, schemas, models, table []byte
-	modelIDs := map[string]int{}
-	skel := d.skel.raw[:0]
+	flags, lens, crcs, schemas, models, table := d.cols[0][:0], d.cols[1][:0], d.cols[2][:0], d.cols[3][:0], d.cols[4][:0], d.cols[5][:0]
+	clear(d.modelIDs)
+	modelIDs := d.modelIDs
+	skel := d.skel.raw
+	if skel == nil {
+		skel = getBuf(d.o.batchSize() + d.o.batchSize()/4)
+	}
 	var counts container.Counts
 	for i := range b.recs {
 		r := &b.recs[i]
@@ -176,7 +206,8 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 			counts.Bytes++
 		}
 	}
-	index := make([]byte, 0, len(flags)+len(lens)+len(crcs)+len(schemas)+len(models)+len(table)+8)
+	d.cols = [6][]byte{flags, lens, crcs, schemas, models, table}
+	index := getBuf(len(flags) + len(lens) + len(crcs) + len(schemas) + len(models) + len(table) + 8)
 	index = append(append(append(append(append(index, flags...), lens...), crcs...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(modelIDs)))
 	index = append(index, table...)
@@ -236,6 +267,9 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 		d.counts.strings++
 	}
 	id := s.first + uint32(s.count)
+	if s.raw == nil {
+		s.raw = getBuf(d.o.frameSize() + d.o.frameSize()/4)
+	}
 	s.raw = append(append(s.raw, text...), markEnd)
 	s.count++
 	d.t.insert(k, id|tag)
@@ -254,6 +288,7 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 		j.dict, j.dictBlock = s.dict, s.dictBlock
 	} else if s.inSegment == 0 {
 		// The first frame of a segment: the dictionary of the others.
+		j.isDict, j.free = true, s.dict
 		s.dict, s.dictBlock = s.raw, d.block
 	}
 	s.inSegment = (s.inSegment + 1) % d.o.segmentLen()

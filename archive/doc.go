@@ -1,56 +1,89 @@
-// Package archive is the archive mode of m2m corpus files: records grouped
-// into blocks compressed as a unit with zstd, and every JSON value of 64
-// bytes or more (a message, a system prompt, a tool schema, a re-sent
-// history) stored once in the archive and referred to after that, so that
-// a session re-sending its history costs a few bytes a message. It knows
-// nothing of files or workers: pipeline runs it, container frames it.
+// Package archive is the archive mode of m2m corpus files: JSONL of LLM
+// API traffic, each line a record, with every JSON value of 64 bytes or
+// more (a message, a system prompt, a tool schema, a re-sent history, an
+// answer) stored once in the whole archive and referred to wherever it
+// recurs, however far apart, and what is left of each record (its
+// skeleton: keys, numbers, ids, short strings) kept apart from the stored
+// text, each stream compressed on its own. It knows nothing of workers'
+// scheduling beyond its own, of files or of flags: a [Writer] writes an
+// archive to an io.Writer, a [Reader] reads one from an io.ReaderAt.
 //
-// Every record comes back byte for byte: values are byte spans of the
-// original line (key order, whitespace and escapes are never touched), a
-// line that is not JSON, holds the byte 0x01 or is a piece of a long line
-// is kept as it is, and each record carries its length and CRC-32.
+// Every record comes back byte for byte: stored values are byte spans of
+// the original line (key order, whitespace and escapes are never
+// touched); a line that is not JSON, holds a byte the format uses as a
+// marker (0x00-0x02, which valid JSON never holds raw) or is a piece of a
+// line longer than [MaxLine] is kept as it is; and each record carries its
+// length and CRC-32, checked whenever it is read.
 //
 // # Format
 //
 // An archive is a container file (package container) whose blocks are of
-// type container.TypeArchive, one per batch of input (8 MiB in
-// m2m-batch), then a directory block. uvarint is unsigned LEB128.
+// type container.TypeArchive. Their bodies start with a kind: records
+// blocks ('R'), one per 4 MiB of input, and store blocks of strings ('S')
+// and templates ('T'), 4 MiB of entries each, in the order the writer
+// closes them, then the directory ('D'). uvarint is unsigned LEB128.
 //
-//	block     = 'A' | uvarint gen_cap | uvarint first_entry | uvarint entries | uvarint records
-//	            | uvarint index_len | uvarint index_zlen | uvarint store_len | uvarint store_zlen
-//	            | uvarint skel_len | uvarint skel_zlen | index (zstd) | store (zstd) | skeletons (zstd)
-//	index     = record*, one per record of the block
-//	record    = flags | uvarint line_len | uvarint skel_len | crc32 (4, of the line)
-//	            | [uvarint header_len | M2M v1 header]   (flags 0x02)
-//	flags     = 0x01 template | 0x02 header | 0x40 continues | 0x80 no newline
-//	store     = (uvarint len | template)*, the block's new entries, numbered on from first_entry
-//	skeletons = the records' skeletons, end to end (skel_len each)
-//	directory = 'D' | uvarint blocks | uvarint entries, per block
+//	records   = 'R' | uvarint records | frame(index) | frame(skeletons)
+//	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries)
+//	templates = 'T' | uvarint first_id | uvarint entries | frame(entries)
+//	directory = 'D' | uvarint frames | (kind | uvarint block_delta | uvarint entries)*
+//	frame     = coder | uvarint dict | uvarint raw_len | uvarint data_len | data
 //
-// A template is text in which 0x01 followed by a uvarint id stands for the
-// text of entry id; a record's skeleton is a template if its flags say so,
-// else its bytes. Entries are made children first, so a template refers
-// only to entries before it. The header is the M2M v1 header (as in a
-// frame, after its prefix) of a record that is JSON the codec accepts: -l
-// and filters read the index section alone, never the store or skeletons.
+// A frame's coder is 0 (stored: data is the raw bytes) or 1 (zstd). dict
+// is 0, or 1 + the number of an earlier block of the same stream whose
+// frame's raw bytes are the raw zstd dictionary of this one: the frames of
+// a stream come in segments of 16, the first of which, compressed alone,
+// is the others' dictionary. A frame so finds what recurs in nearby text
+// (the same answer with another ending, a prompt template with another
+// question) while reading it needs at most two frames decoded.
 //
-// The store is bounded. Writer and readers keep the entries that can
-// still be referred to in two generations: at the start of each block, if
-// the text of the current one's entries totals gen_cap bytes or more, the
-// older is forgotten. A value found in the older generation only is stored
-// again, whole, so what is still in use lives on. A generation's entries
-// total at most 2*gen_cap bytes of text (32 MiB by default). The writer
-// holds that text (at most 128 MiB, plus about 40 bytes an entry of
-// index); the sequential reader (Expander) holds only templates, in the
-// blocks' store sections, and expands text once, into the records.
+// A records block's index is columns, for its n records: n flags bytes
+// (0x01 kept, 0x02 listed, 0x40 continues, 0x80 no newline), n uvarint
+// lengths, n CRC-32s (4 bytes, little-endian, of the record's bytes), one
+// schema byte per listed record, one uvarint model number per listed
+// record, then the block's models (uvarint count, then uvarint length and
+// bytes each). A listed record is JSON the M2M codec accepts: its schema
+// and model are what its M2M v1 header would say, which m2m-batch -l
+// counts from the index alone. The skeletons follow one another: a kept
+// record's bytes (its length of them), or a template ended by a line feed.
 //
-// An entry refers only to entries of the values nested in it, made before
-// it in its own generation (a value the current generation lacks is stored
-// again, or, with no room left, left in its parent's text), so its text
-// lives as long as it does, and references nest no deeper than the JSON
-// (maxDepth+1); readers refuse anything else. A record's skeleton may
-// refer to either generation. A Reader reads any record by decoding its block's index, its
-// skeletons as far as the record, and the store sections of the blocks
-// that made the entries it refers to, as far as those entries (the
-// directory says which block made each entry).
+// A template is JSON text in which 0x01 then a uvarint n stands for the
+// text of string n-1, and 0x02 then a uvarint n for the expansion of
+// template n-1 (n is never 0, so references never hold the byte 0x00). A
+// store frame's raw bytes are its entries, each ended by 0x00: strings as
+// their JSON text (quotes included), templates as above. An object or
+// array of 64 bytes or more is stored as a template, its own values of 64
+// bytes or more stored first, so a template refers only to templates made
+// before it; a reader refuses anything else, and references nested deeper
+// than the JSON may be.
+//
+// The directory lists the store blocks in order: kind, block number (as a
+// delta from the previous entry's; the first from 0) and number of
+// entries. Entries are numbered from 0 in each kind, in the order of the
+// blocks. Records blocks are found by the container's index, the only
+// blocks with records.
+//
+// # Dedupe
+//
+// The writer identifies a value by 128 bits of hash/maphash under two
+// seeds drawn at random for each archive, so values that collide cannot be
+// prepared in advance; two different values of an archive with n distinct
+// values collide with probability about n²/2¹²⁹, and a reader checks every
+// record's CRC-32 besides. It keeps 24 bytes a value in a table of at most
+// 48 MiB (three million values), which holds everything an archive of
+// several GiB makes; past that, a value that finds its bucket full takes
+// the place of the one used longest ago, which is stored again if it
+// recurs. Output is the same for any number of workers, and the same from
+// run to run as long as the table holds everything.
+//
+// # Reading
+//
+// A [Reader] reads any record by decoding its records block, and the store
+// frames holding the entries it refers to (and their dictionaries), with a
+// cache of decoded frames (64 MiB) and one of entries whose frames are gone
+// (16 MiB): values that recur across the whole archive. [Reader.Decode]
+// decodes records blocks on several goroutines and writes them in order.
+// Readers refuse frames over 36 MiB, records over [MaxLine] or longer than
+// their index says, and references out of range, so a corrupt or hostile
+// file cannot make them allocate without bound.
 package archive

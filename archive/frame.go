@@ -78,7 +78,11 @@ const dictID = 1
 type frameEncoder struct {
 	level zstd.EncoderLevel
 	plain *zstd.Encoder // no dictionary
-	dict  *zstd.Encoder // dictionary set per frame
+	// One encoder per stream for frames with a dictionary, which keeps its
+	// dictionary's tables while the dictionary stays the same: setting
+	// one hashes all of it.
+	dict      [numStreams]*zstd.Encoder
+	dictBlock [numStreams]int
 }
 
 func newFrameEncoder(level int) (*frameEncoder, error) {
@@ -99,22 +103,23 @@ func newZstd(level zstd.EncoderLevel, opts ...zstd.EOption) (*zstd.Encoder, erro
 // for a long last entry.
 const encoderWindow = 4 * maxStoreFrame
 
-// appendFrame appends raw as a frame, compressed with dict (the raw bytes
-// of the frame in block dictBlock) if dict is not nil. Raw bytes that do
-// not compress are stored.
-func (e *frameEncoder) appendFrame(dst, raw, dict []byte, dictBlock int) ([]byte, error) {
+// appendFrame appends raw, a frame of stream s, compressed with dict (the
+// raw bytes of the frame in block dictBlock) if dict is not nil. Raw bytes
+// that do not compress are stored.
+func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
 	z := e.plain
 	if dict != nil {
 		var err error
-		if e.dict == nil {
-			e.dict, err = newZstd(e.level, zstd.WithEncoderDictRaw(dictID, dict))
-		} else {
-			err = e.dict.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, dict))
+		switch {
+		case e.dict[s] == nil:
+			e.dict[s], err = newZstd(e.level, zstd.WithEncoderDictRaw(dictID, dict))
+		case e.dictBlock[s] != dictBlock:
+			err = e.dict[s].ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, dict))
 		}
 		if err != nil {
 			return dst, err
 		}
-		z = e.dict
+		z, e.dictBlock[s] = e.dict[s], dictBlock
 	} else {
 		dictBlock = -1
 	}

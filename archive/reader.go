@@ -23,6 +23,7 @@ type Reader struct {
 	frames [2][]storeFrame // strings and templates frames, by first id
 	total  [2]uint32       // entries of each kind
 	cache  cache
+	hot    hotEntries
 	decs   sync.Pool // *frameDecoder
 }
 
@@ -42,6 +43,7 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 	}
 	r := &Reader{ix: ix}
 	r.cache.init(cacheBudget)
+	r.hot.init(hotBudget)
 	if ix.Blocks() == 0 {
 		return nil, corruptf("no directory block")
 	}
@@ -112,7 +114,10 @@ func (r *Reader) Records() int64 { return r.ix.Records }
 func (r *Reader) Index() *container.Index { return r.ix }
 
 // Close lets go of the Reader's cache. The Reader must not be used after.
-func (r *Reader) Close() { r.cache.init(0) }
+func (r *Reader) Close() {
+	r.cache.init(0)
+	r.hot.init(0)
+}
 
 // AppendRecord appends record n (from 0) to dst as it was in the input,
 // its line feed included if one followed it, and checks its length and
@@ -366,12 +371,26 @@ func (r *Reader) entry(t int, id uint32, last **storeBlock) ([]byte, error) {
 	}
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].first+uint32(fs[i].count) > id }) // exists: id < total
+	if v, ok := r.cache.peek(fs[i].block); ok {
+		if s, ok := v.(*storeBlock); ok && s.kind == t {
+			*last = s
+			return s.text(id - s.first), nil
+		}
+	}
+	// The frame is not at hand: a value that recurs from far back, or one
+	// read by number. Load the frame, and keep the entry.
+	hot := uint64(t)<<32 | uint64(id)
+	if text, ok := r.hot.get(hot); ok {
+		return text, nil
+	}
 	s, err := r.store(t, fs[i])
 	if err != nil {
 		return nil, err
 	}
 	*last = s
-	return s.text(id - s.first), nil
+	text := s.text(id - s.first)
+	r.hot.put(hot, text)
+	return text, nil
 }
 
 func (s *storeBlock) text(i uint32) []byte {

@@ -109,7 +109,8 @@ func NewWriter(ctx context.Context, w io.Writer, o Options) (*Writer, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	aw := &Writer{o: o, ctx: ctx, cancel: cancel, batches: make(chan *batch), done: make(chan struct{}), cur: new(batch)}
+	aw := &Writer{o: o, ctx: ctx, cancel: cancel, batches: make(chan *batch), done: make(chan struct{})}
+	aw.cur = getBatch(aw.batchCap())
 	go func() {
 		aw.err = aw.run(cw)
 		if aw.err != nil {
@@ -157,7 +158,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		if err := w.ctx.Err(); err != nil {
-			return n, w.wait()
+			return n, w.failure()
 		}
 		i := bytes.IndexByte(p, '\n')
 		chunk := p
@@ -207,13 +208,18 @@ func (w *Writer) endLine(flags byte) error {
 	return w.flushIfFull()
 }
 
+// batchCap is the room a batch starts with: its size, and some of the
+// line that ends it.
+func (w *Writer) batchCap() int { return w.o.batchSize() + w.o.batchSize()/4 }
+
 // flushIfFull sends the batch on once it holds a batch's worth of
 // records, keeping the line in progress for the next.
 func (w *Writer) flushIfFull() error {
 	if w.partial < w.o.batchSize() {
 		return nil
 	}
-	next := &batch{buf: append([]byte(nil), w.cur.buf[w.partial:]...)}
+	next := getBatch(max(w.batchCap(), len(w.cur.buf)-w.partial))
+	next.buf = append(next.buf, w.cur.buf[w.partial:]...)
 	w.cur.buf = w.cur.buf[:w.partial]
 	if err := w.send(w.cur); err != nil {
 		return err
@@ -227,8 +233,21 @@ func (w *Writer) send(b *batch) error {
 	case w.batches <- b:
 		return nil
 	case <-w.ctx.Done():
-		return w.wait()
+		return w.failure()
 	}
+}
+
+// failure is the error that stopped the pipeline, if it has ended, else
+// the context's: the pipeline ends only once Close has been called.
+func (w *Writer) failure() error {
+	select {
+	case <-w.done:
+		if w.err != nil {
+			return w.err
+		}
+	default:
+	}
+	return w.ctx.Err()
 }
 
 // wait waits for the pipeline to end and returns its error.
@@ -314,7 +333,9 @@ func (w *Writer) run(cw *container.Writer) error {
 				w.mu.Lock()
 				j.addTo(&w.counts)
 				w.mu.Unlock()
-				return cw.Write(j.body, j.counts)
+				err := cw.Write(j.body, j.counts)
+				j.release()
+				return err
 			})
 		if writeErr != nil {
 			w.cancel()
@@ -322,12 +343,19 @@ func (w *Writer) run(cw *container.Writer) error {
 	}()
 	scanErr := flow.Ordered(w.ctx, n, 2*n, flowBudget,
 		func(ctx context.Context, emit func(*batch, int) error) error {
-			for b := range w.batches {
-				if err := emit(b, 2*cap(b.buf)); err != nil {
-					return err
+			for {
+				select {
+				case b, ok := <-w.batches:
+					if !ok {
+						return nil
+					}
+					if err := emit(b, 2*cap(b.buf)); err != nil {
+						return err
+					}
+				case <-ctx.Done():
+					return ctx.Err()
 				}
 			}
-			return nil
 		},
 		func(i int, b *batch, send func(*batch, int) error) error {
 			if scanners[i] == nil {
@@ -343,6 +371,7 @@ func (w *Writer) run(cw *container.Writer) error {
 			if err := d.add(w.ctx, b); err != nil {
 				return err
 			}
+			defer putBatch(b)
 			w.mu.Lock()
 			w.counts.Records += int64(len(b.recs))
 			w.counts.Bytes += int64(len(b.buf)) + int64(len(b.recs)) - int64(countNoNewline(b))
@@ -396,14 +425,7 @@ func newScanner(min int) (*scanner, error) {
 // markers are the bytes the format gives a meaning in skeletons, store
 // entries and templates; a record that holds one is kept as its bytes.
 // Valid JSON never holds them raw.
-func hasMarker(p []byte) bool {
-	for _, c := range p {
-		if c <= maxMarker {
-			return true
-		}
-	}
-	return false
-}
+func hasMarker(p []byte) bool { return indexMarker(p) < len(p) }
 
 func (s *scanner) scan(b *batch) {
 	b.nodes, b.keys, b.arena = b.nodes[:0], b.keys[:0], b.arena[:0]

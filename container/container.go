@@ -176,6 +176,16 @@ func (b *BlockBuilder) Block() []byte {
 	return finishBlock(b.buf, TypeRecords, b.records)
 }
 
+// BlockRoom is the room to leave at the start of a buffer in which a block's
+// body is built, for FinishBlock to write the block's header into.
+const BlockRoom = maxBlockHeader
+
+// FinishBlock finishes a block of type typ holding records records whose
+// body was appended to buf after BlockRoom bytes of room: it writes the
+// header right before the body, appends the CRC and returns the block, in
+// buf's memory. It is AppendBlock without the copy.
+func FinishBlock(buf []byte, typ byte, records int) []byte { return finishBlock(buf, typ, records) }
+
 // AppendBlock appends a block of type typ holding records records, with
 // body, to dst: how packages that define their own block bodies (archive)
 // make blocks for Writer.Write.

@@ -1,0 +1,173 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// readAll reads an archive every way there is, and returns what Decode
+// wrote, or the first error.
+func readAll(packed []byte) ([]byte, error) {
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if _, err := r.Contents(); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if _, err := r.Decode(context.Background(), &out, 2); err != nil {
+		return nil, err
+	}
+	var rec []byte
+	for n := range min(r.Records(), 50) {
+		if rec, err = r.AppendRecord(rec[:0], r.Records()-1-n); err != nil {
+			return nil, err
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// smallArchive is an archive of part of the sample, in small units, so
+// that it has every kind of block and frame.
+func smallArchive(t testing.TB) (in, packed []byte) {
+	in = sample.JSONL()[:60000]
+	in = in[:bytes.LastIndexByte(in, '\n')+1]
+	in = append(in, "not json\n\x01 marker\n"...)
+	packed, _ = write(t, in, Options{batch: 6 << 10, storeFrame: 6 << 10, segment: 2}, 4096)
+	return in, packed
+}
+
+// TestDamage: a flipped byte anywhere, or a file cut anywhere, is an error
+// (or, where the byte does not matter, the same output); never a panic.
+func TestDamage(t *testing.T) {
+	in, packed := smallArchive(t)
+	if got, err := readAll(packed); err != nil || !bytes.Equal(got, in) {
+		t.Fatalf("the undamaged archive: %v", err)
+	}
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for i := 0; i < len(packed); i += step {
+		bad := bytes.Clone(packed)
+		bad[i] ^= 0x21
+		if got, err := readAll(bad); err == nil && !bytes.Equal(got, in) {
+			t.Fatalf("byte %d flipped: no error, and different output", i)
+		}
+		if _, err := readAll(packed[:i]); err == nil {
+			t.Fatalf("cut at %d of %d: no error", i, len(packed))
+		}
+	}
+}
+
+// blocksOf returns the bodies of the blocks of an archive.
+func blocksOf(t testing.TB, packed []byte) [][]byte {
+	ix, err := container.OpenIndex(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies [][]byte
+	for b := range ix.Blocks() {
+		blk, err := ix.Block(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, blk.Body)
+	}
+	return bodies
+}
+
+// frameBodies writes block bodies as a container of archive blocks with
+// their checksums right: what a fuzzer changes is what the archive code
+// reads. A records block gets the record count its body says.
+func frameBodies(bodies [][]byte) []byte {
+	var out bytes.Buffer
+	cw, _ := container.NewWriter(&out)
+	for _, b := range bodies {
+		n := uint64(0)
+		if len(b) > 0 && b[0] == kindRecords {
+			n, _, _ = varint.Uvarint64(b[1:])
+			n = min(n, 1<<20)
+		}
+		cw.Write(container.AppendBlock(nil, container.TypeArchive, int(n), b), container.Counts{Records: int(n), Lines: int(n)})
+	}
+	cw.Close()
+	return out.Bytes()
+}
+
+// joinBodies and splitBodies turn a list of block bodies into one byte
+// string and back, for the fuzzer: uvarint length, then the body.
+func joinBodies(bodies [][]byte) []byte {
+	var out []byte
+	for _, b := range bodies {
+		out = append(varint.AppendUvarint64(out, uint64(len(b))), b...)
+	}
+	return out
+}
+
+func splitBodies(p []byte) [][]byte {
+	var bodies [][]byte
+	for len(p) > 0 {
+		n, k, err := varint.Uvarint64(p)
+		if err != nil || n > uint64(len(p)-k) {
+			bodies = append(bodies, p)
+			break
+		}
+		bodies = append(bodies, p[k:k+int(n)])
+		p = p[k+int(n):]
+	}
+	return bodies
+}
+
+// FuzzReader reads archives whose block bodies are anything, in valid
+// containers: no panic, no hang, and every record that reads back is
+// checked against its CRC-32 by the Reader itself.
+func FuzzReader(f *testing.F) {
+	_, packed := smallArchive(f)
+	f.Add(joinBodies(blocksOf(f, packed)))
+	tiny, _ := write(f, []byte(nasty["repeats"]), Options{batch: 256, storeFrame: 200, segment: 2}, 100)
+	f.Add(joinBodies(blocksOf(f, tiny)))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		readAll(frameBodies(splitBodies(p)))
+	})
+}
+
+// TestWriterErrors: a Writer whose output fails reports the failure.
+func TestWriterErrors(t *testing.T) {
+	w, err := NewWriter(context.Background(), &failAfter{n: 2000}, Options{batch: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, werr := w.Write(sample.JSONL())
+	cerr := w.Close()
+	if werr == nil && cerr == nil {
+		t.Fatal("no error from a failing writer")
+	}
+	// A cancelled context stops the work.
+	ctx, cancel := context.WithCancel(context.Background())
+	w, _ = NewWriter(ctx, io.Discard, Options{batch: 1024})
+	cancel()
+	w.Write(sample.JSONL())
+	if err := w.Close(); err == nil {
+		t.Fatal("no error after cancel")
+	}
+}
+
+// failAfter fails once n bytes have been written.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, io.ErrShortWrite
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
