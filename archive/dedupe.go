@@ -150,7 +150,7 @@ type deduper struct {
 	// The index's columns, and its table of models, reused block to block.
 	cols     [6][]byte
 	modelIDs map[string]int
-	counts  struct{ kept, strings, templates, refs int64 }
+	counts   struct{ kept, strings, templates, refs int64 }
 }
 
 func newDeduper(o Options, jobs chan<- *blockJob) *deduper {
