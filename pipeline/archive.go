@@ -33,7 +33,7 @@ func compressArchive(ctx context.Context, r io.Reader, out io.Writer, o Options,
 	ao := o.ArchiveOptions
 	w := archive.NewBuilder(ao)
 	pool := &workerPool[archive.Encoder]{state: make([]*archive.Encoder, n), make: func() (*archive.Encoder, error) { return archive.NewEncoder(ao) }}
-	cw, err := container.NewWriter(out)
+	cw, err := container.NewWriter(out, nil)
 	if err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 				return err
 			})
 	}
-	cw, err := container.NewWriter(out)
+	cw, err := container.NewWriter(out, nil)
 	if err != nil {
 		return err
 	}

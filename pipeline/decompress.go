@@ -86,7 +86,7 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 	var buf []byte
 	err = ordered(ctx, n, 2*n,
 		func(ctx context.Context, emit func(blockJob) error) error {
-			cr, err := container.NewReader(in)
+			cr, err := container.NewReader(in, nil)
 			if err != nil {
 				return err
 			}

@@ -108,7 +108,7 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 		return l, err
 	}
 	var adec *archive.Decoder
-	cr, err := container.NewReader(countingReader{in, &l.Compressed})
+	cr, err := container.NewReader(countingReader{in, &l.Compressed}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ type Reader struct {
 // Open opens the container file ra, of size bytes, for reading records by
 // number. o gives the key of a secured corpus; an archive cannot be one.
 func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
-	ix, err := container.OpenIndex(ra, size)
+	ix, err := container.OpenIndex(ra, size, nil)
 	if err != nil {
 		return nil, err
 	}
