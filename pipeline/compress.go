@@ -108,7 +108,11 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 				return err
 			})
 	}
-	cw, err := container.NewWriter(out, nil)
+	key, err := o.containerKey()
+	if err != nil {
+		return err
+	}
+	cw, err := container.NewWriter(out, key)
 	if err != nil {
 		return err
 	}

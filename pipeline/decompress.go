@@ -82,11 +82,15 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 				return d.lines(b)
 			}, consume)
 	}
+	key, err := o.containerKey()
+	if err != nil {
+		return err
+	}
 	var ar archiveReader
 	var buf []byte
 	err = ordered(ctx, n, 2*n,
 		func(ctx context.Context, emit func(blockJob) error) error {
-			cr, err := container.NewReader(in, nil)
+			cr, err := container.NewReader(in, key)
 			if err != nil {
 				return err
 			}
