@@ -96,6 +96,7 @@ type archiveReader struct {
 	x       archive.Expander
 	entries []int
 	dirSeen bool
+	check   *headerCheck // Test: headers against lines
 }
 
 // unpackArchive is a worker's part: decompress and parse an archive block.
@@ -125,6 +126,11 @@ func (a *archiveReader) expand(dst []byte, d decoded, st *Stats) ([]byte, error)
 	}
 	n := d.first
 	err := a.x.Block(d.u, func(i int, r *archive.RecIndex, line []byte) error {
+		if a.check != nil {
+			if err := a.check.archived(r.Header, line, r.Continues); err != nil {
+				return err
+			}
+		}
 		dst = append(dst, line...)
 		if !r.NoNewline {
 			dst = append(dst, '\n')

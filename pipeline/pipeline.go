@@ -129,7 +129,8 @@ type Options struct {
 	// with ErrUnknownFormat.
 	CopyUnknown bool
 
-	lineLimit int // tests: the longest line kept in one record
+	lineLimit int  // tests: the longest line kept in one record
+	test      bool // Test: check what Decompress need not (see Test)
 }
 
 func (o Options) workers() int {

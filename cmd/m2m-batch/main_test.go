@@ -448,6 +448,29 @@ func TestSealAttacks(t *testing.T) {
 	}
 }
 
+// TestHeaderChecked: a frame whose header names another model than its
+// payload, every checksum made right again, is listed by -l as the header
+// says (it reads headers alone), and fails -t, naming the record.
+func TestHeaderChecked(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "s.jsonl"), sample.JSONL())
+	ok(t, dir, nil, "-q", "s.jsonl")
+	f, err := forge.Parse(read(t, filepath.Join(dir, "s.jsonl.m2m")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Replace([]byte("\x06gpt-4o"), []byte("\x06Xpt-4o")) {
+		t.Fatal("no header names gpt-4o")
+	}
+	write(t, filepath.Join(dir, "forged.m2m"), f.Bytes())
+	if r := ok(t, dir, nil, "-lv", "forged.m2m"); !strings.Contains(r.stdout, "Xpt-4o 1") {
+		t.Errorf("-l: %q", r.stdout)
+	}
+	if msg := fails(t, dir, exitError, nil, "-t", "forged.m2m"); !strings.Contains(msg, "record ") || !strings.Contains(msg, "Xpt-4o") {
+		t.Errorf("-t: %q", msg)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.jsonl"), []byte("{}\n"))

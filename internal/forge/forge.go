@@ -10,6 +10,7 @@
 package forge
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ func (f *File) Bytes() []byte {
 	sum := crc32.ChecksumIEEE(f.Header)
 	var index []byte
 	index = binary.AppendUvarint(index, uint64(len(f.Blocks)))
-	var records, lines, bytes int64
+	var records, lines, size int64
 	prev := 0
 	for _, b := range f.Blocks {
 		at := len(out)
@@ -140,14 +141,14 @@ func (f *File) Bytes() []byte {
 		index = append(append(index, c...), b.MAC...)
 		records += int64(b.Records)
 		lines += b.Lines
-		bytes += b.Bytes
+		size += b.Bytes
 		prev = at
 	}
 	indexAt := len(out)
 	out = appendBlock(out, typeIndex, 0, index, nil)
 	sum = crc32.Update(sum, crc32.IEEETable, out[len(out)-4:])
 	t := len(out)
-	for _, v := range []int64{int64(indexAt), records, lines, bytes} {
+	for _, v := range []int64{int64(indexAt), records, lines, size} {
 		out = binary.LittleEndian.AppendUint64(out, uint64(v))
 	}
 	out = append(out, f.TrailerMAC...)
@@ -186,4 +187,18 @@ func KeepCRC(p []byte, at int) {
 	for i, b := range [5]byte{0x41, 0x06, 0x71, 0xDB, 0x01} {
 		p[at+i] ^= b
 	}
+}
+
+// Replace replaces the first old in the blocks' bodies with new, which
+// must be as long, and reports whether there was one.
+func (f *File) Replace(old, new []byte) bool {
+	for i := range f.Blocks {
+		b := &f.Blocks[i]
+		if at := bytes.Index(b.Body, old); at >= 0 {
+			b.Body = bytes.Clone(b.Body)
+			copy(b.Body[at:], new)
+			return true
+		}
+	}
+	return false
 }
