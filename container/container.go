@@ -797,7 +797,8 @@ func (ix *Index) Blocks() int { return len(ix.entries) }
 
 // Block reads data block i, and checks it against its index entry: type,
 // size, records, CRC and, in a sealed file, MAC, which it verifies if the
-// index was opened with a key.
+// index was opened with a key. It does not walk the records: that the
+// body holds as many as the header says is for the caller who does.
 func (ix *Index) Block(i int) (*Block, error) {
 	e := ix.entries[i]
 	end := ix.indexAt
