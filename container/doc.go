@@ -58,8 +58,8 @@
 // with its records; readers given none read a sealed file as any other,
 // its macs covered by the CRCs, not verified. A seal proves that a key's
 // holder wrote the file whole, as it is; it cannot tell one such file
-// from another, so the file named is the one meant is for the caller to
-// know.
+// from another, so whether a file is the one meant (not an older corpus,
+// or another, sealed under the same key) is for the caller to know.
 //
 // Block types:
 //

@@ -166,7 +166,8 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 // containers, so their headers must be exactly ours. Lines files are not
 // checked so: other implementations derive some headers otherwise (the
 // reference's encoder writes stream chunks as responses, embedding
-// requests and errors as requests, and leaves out roles it does not know).
+// requests and responses and errors as requests, and leaves out roles it
+// does not know).
 func Test(ctx context.Context, r io.Reader, o Options, st *Stats) error {
 	o.test = true
 	return Decompress(ctx, r, io.Discard, o, st)
