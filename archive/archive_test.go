@@ -61,7 +61,7 @@ func roundTrip(t *testing.T, in []byte, o Options) []byte {
 	}
 	defer r.Close()
 	var back bytes.Buffer
-	dc, err := r.Decode(context.Background(), &back, 3)
+	dc, err := r.Decode(context.Background(), &back, DecodeOptions{Workers: 3, Check: true})
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}

@@ -3,7 +3,9 @@ package archive
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/container"
@@ -23,7 +25,7 @@ func readAll(packed []byte) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if _, err := r.Decode(context.Background(), &out, 2); err != nil {
+	if _, err := r.Decode(context.Background(), &out, DecodeOptions{Workers: 2, Check: true}); err != nil {
 		return nil, err
 	}
 	var rec []byte
@@ -70,7 +72,7 @@ func TestDamage(t *testing.T) {
 
 // blocksOf returns the bodies of the blocks of an archive.
 func blocksOf(t testing.TB, packed []byte) [][]byte {
-	ix, err := container.OpenIndex(bytes.NewReader(packed), int64(len(packed)))
+	ix, err := container.OpenIndex(bytes.NewReader(packed), int64(len(packed)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func blocksOf(t testing.TB, packed []byte) [][]byte {
 // reads. A records block gets the record count its body says.
 func frameBodies(bodies [][]byte) []byte {
 	var out bytes.Buffer
-	cw, _ := container.NewWriter(&out)
+	cw, _ := container.NewWriter(&out, nil)
 	for _, b := range bodies {
 		n := uint64(0)
 		if len(b) > 0 && b[0] == kindRecords {
@@ -170,4 +172,48 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	}
 	f.n -= len(p)
 	return len(p), nil
+}
+
+// TestForgedListing: a model changed in an index, with every checksum
+// right, reads back without Check and is an ErrListing with it.
+func TestForgedListing(t *testing.T) {
+	in := sample.JSONL()[:20000]
+	in = in[:bytes.LastIndexByte(in, '\n')+1]
+	packed, _ := write(t, in, Options{}, 4096)
+	bodies := blocksOf(t, packed)
+	rb := bodies[0] // the records block comes first: it refers to frames still open
+	if rb[0] != kindRecords {
+		t.Fatalf("block 0 is a %q block", rb[0])
+	}
+	n, k, _ := varint.Uvarint64(rb[1:])
+	idxF, rest, err := parseFrame(rb[1+k:], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := newFrameDecoder()
+	idx, err := d.decode(nil, idxF, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(idx, []byte("gpt-"))
+	if at < 0 {
+		t.Fatal("no model in the index")
+	}
+	idx[at] = 'X'
+	forged := append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...)
+	forged = appendFrameHeader(forged, coderStored, -1, len(idx), len(idx))
+	forged = append(append(forged, idx...), rest...)
+	bodies[0] = forged
+	bad := frameBodies(bodies)
+	r, err := NewReader(bytes.NewReader(bad), int64(len(bad)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := r.Decode(context.Background(), &out, DecodeOptions{}); err != nil || !bytes.Equal(out.Bytes(), in) {
+		t.Fatalf("without Check: %v", err)
+	}
+	if _, err := r.Decode(context.Background(), io.Discard, DecodeOptions{Check: true}); !errors.Is(err, ErrListing) || !strings.Contains(err.Error(), "Xpt-") {
+		t.Fatalf("with Check: %v", err)
+	}
 }

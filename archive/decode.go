@@ -1,12 +1,15 @@
 package archive
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"sync"
 
+	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/flow"
 )
 
@@ -14,15 +17,30 @@ import (
 // on: a block that decodes to a lot streams through in pieces.
 const pieceSize = 256 << 10
 
+// DecodeOptions configure Decode. The zero value decodes on every CPU.
+type DecodeOptions struct {
+	Workers int // goroutines decoding records blocks; 0: GOMAXPROCS
+	// Check also derives each record's schema and model as the M2M codec
+	// does, and compares them with what the index lists (m2m-batch -l
+	// reads them from the index alone): a difference is an ErrListing.
+	Check bool
+}
+
+// ErrListing reports a record whose schema or model in the index is not
+// what the record itself calls for.
+var ErrListing = errors.New("archive: the index lists another schema or model than the record's")
+
 // Decode writes every record of the archive to w, in order, each as it was
-// in the input: the input itself. Records blocks are decoded on workers
-// goroutines (0: GOMAXPROCS); every record's length and CRC-32 is checked,
-// and the first bad one stops the run with an error naming it. It returns
-// the counts of what it wrote.
-func (r *Reader) Decode(ctx context.Context, w io.Writer, workers int) (Counts, error) {
+// in the input: the input itself. Records blocks are decoded on
+// o.Workers goroutines; every record's length and CRC-32 is checked, and
+// the first bad one stops the run with an error naming it. It returns the
+// counts of what it wrote.
+func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Counts, error) {
+	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	checks := make([]*codec.Encoder, workers)
 	var c Counts
 	if err := r.checkBlocks(); err != nil {
 		return c, err
@@ -44,7 +62,13 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, workers int) (Counts, 
 			}
 			return nil
 		},
-		func(_ int, b int, send func(piece, int) error) error {
+		func(worker int, b int, send func(piece, int) error) error {
+			if o.Check && checks[worker] == nil {
+				var err error
+				if checks[worker], err = codec.NewEncoder(); err != nil {
+					return err
+				}
+			}
 			v, _, err := r.loadRecords(b)
 			if err != nil {
 				return err
@@ -61,6 +85,11 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, workers int) (Counts, 
 				at := len(p.out)
 				if p.out, err = x.record(p.out, rb, i); err != nil {
 					return fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err)
+				}
+				if o.Check {
+					if err := checkListing(checks[worker], &rb.recs[i], p.out[at:at+rb.recs[i].length]); err != nil {
+						return fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err)
+					}
 				}
 				p.records++
 				p.bytes += int64(len(p.out) - at)
@@ -103,6 +132,29 @@ func putPiece(b []byte) {
 	if cap(b) <= 4*pieceSize {
 		piecePool.Put(&b)
 	}
+}
+
+// checkListing checks that ri lists the schema and model line calls for,
+// or nothing if it is not JSON the codec accepts (with its default limits,
+// as the writer derives them).
+func checkListing(enc *codec.Encoder, ri *recIndex, line []byte) error {
+	var h *codec.Header
+	if ri.flags&flagContinues == 0 {
+		h, _ = enc.Header(line)
+	}
+	switch listed := ri.flags&flagListed != 0; {
+	case h == nil && !listed:
+		return nil
+	case h == nil:
+		return fmt.Errorf("%w: schema %v and model %q listed for a record that is not JSON the codec takes", ErrListing, ri.schema, ri.model)
+	case !listed:
+		return fmt.Errorf("%w: nothing listed for a %v record", ErrListing, h.Schema)
+	case h.Schema != ri.schema:
+		return fmt.Errorf("%w: schema %v, the record's is %v", ErrListing, ri.schema, h.Schema)
+	case !bytes.Equal(h.Model, ri.model):
+		return fmt.Errorf("%w: model %q, the record's is %q", ErrListing, ri.model, h.Model)
+	}
+	return nil
 }
 
 // checkBlocks checks that every block of the archive is a records block,

@@ -37,7 +37,7 @@ type storeFrame struct {
 // NewReader opens the archive ra of size bytes: it reads the container's
 // index and the archive's directory, nothing else.
 func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
-	ix, err := container.OpenIndex(ra, size)
+	ix, err := container.OpenIndex(ra, size, nil)
 	if err != nil {
 		return nil, err
 	}

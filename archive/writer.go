@@ -104,7 +104,7 @@ type Writer struct {
 // NewWriter starts an archive on w. The context stops the work when
 // cancelled; Close then returns its error.
 func NewWriter(ctx context.Context, w io.Writer, o Options) (*Writer, error) {
-	cw, err := container.NewWriter(w)
+	cw, err := container.NewWriter(w, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,11 @@ package container
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"sort"
 
@@ -15,10 +16,11 @@ import (
 
 // Format constants.
 const (
-	Version    = 1
+	Version    = 2
 	MaxBlock   = 64 << 20 // largest block body a reader accepts
-	headerLen  = 12
-	trailerLen = 40
+	headerLen  = 12       // without a sealed file's id
+	trailerLen = 40       // without a sealed file's MAC
+	flagSealed = 0x01     // header flag: the file is sealed
 	// maxBlockHeader is a block's type and two uvarints at their longest.
 	maxBlockHeader = 1 + 2*varint.MaxLen
 )
@@ -105,13 +107,16 @@ var (
 	ErrFormat    = errors.New("container: not a container file of a known version")
 	ErrCorrupt   = errors.New("container: corrupt")
 	ErrTruncated = errors.New("container: truncated")
+	// ErrSeal is the error for a file read with a key that is not sealed,
+	// or whose MACs do not verify.
+	ErrSeal = errors.New("container: bad seal")
 )
 
 // An Error says where in the file a problem is.
 type Error struct {
 	Offset int64 // byte offset of the block or field
 	Record int64 // number (from 0) of the first record concerned, or -1
-	Err    error // wraps ErrFormat, ErrCorrupt or ErrTruncated
+	Err    error // wraps ErrFormat, ErrCorrupt, ErrTruncated or ErrSeal
 }
 
 func (e *Error) Error() string {
@@ -125,6 +130,53 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func corrupt(offset, record int64, format string, args ...any) *Error {
 	return &Error{Offset: offset, Record: record, Err: fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))}
+}
+
+// badBlockMAC is the error for a data block whose MAC does not verify.
+func badBlockMAC(offset, first int64, records int) *Error {
+	what := fmt.Sprintf("record %d", first)
+	if records != 1 {
+		what = fmt.Sprintf("records %d to %d", first, first+int64(records)-1)
+	}
+	return &Error{Offset: offset, Record: first, Err: fmt.Errorf("%w: the MAC of the block of %s does not verify", ErrSeal, what)}
+}
+
+// notSealed is the error for a file read with a key that is not sealed.
+var notSealed = &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: the file is not sealed, and a key was given", ErrSeal)}
+
+// parseHeader checks the fixed part of a file's header (its first
+// headerLen bytes) and reports whether the file is sealed.
+func parseHeader(h []byte) (sealed bool, err error) {
+	switch {
+	case !HasMagic(h):
+		return false, &Error{Offset: 0, Record: -1, Err: ErrFormat}
+	case h[8] != Version:
+		return false, &Error{Offset: 8, Record: -1, Err: fmt.Errorf("%w: version %d; this reader reads version %d only", ErrFormat, h[8], Version)}
+	case h[9]&^flagSealed != 0 || h[10] != 0 || h[11] != 0:
+		return false, &Error{Offset: 9, Record: -1, Err: fmt.Errorf("%w: unknown flags in the header (% x)", ErrFormat, h[9:12])}
+	}
+	return h[9]&flagSealed != 0, nil
+}
+
+// splitBlock returns the type, record count and header length of a block.
+func splitBlock(block []byte) (typ byte, records, hl int, err error) {
+	if len(block) < 1+2+4 {
+		return 0, 0, 0, errors.New("too short")
+	}
+	n, k1, err := varint.Uvarint(block[1:])
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	_, k2, err := varint.Uvarint(block[1+k1:])
+	return block[0], int(n), 1 + k1 + k2, err
+}
+
+// addCRC folds a block's CRC into the file's: file_crc32 is the CRC-32 of
+// the header, each block's CRC in order, and the trailer before it.
+func addCRC(sum, block uint32) uint32 {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], block)
+	return crc.Update(sum, b[:])
 }
 
 // BlockBuilder collects the records of one block. The zero value is an
@@ -243,7 +295,9 @@ type indexEntry struct {
 	First   int64 // number of its first record
 	Records int64
 	Lines   int64
-	Bytes   int64 // of original input
+	Bytes   int64  // of original input
+	CRC     uint32 // the block's
+	MAC     [MACLen]byte
 }
 
 // Counts describe what a block holds.
@@ -254,10 +308,12 @@ type Counts struct {
 }
 
 // Writer writes a container file: a header on creation, blocks, and the
-// index and trailer on Close. It checksums everything it writes.
+// index and trailer on Close. It checksums everything it writes, and
+// seals it if made with a key.
 type Writer struct {
 	w       io.Writer
-	crc     uint32
+	seal    *seal  // nil: not sealed
+	sum     uint32 // file_crc32 so far
 	offset  int64
 	records int64
 	lines   int64
@@ -266,10 +322,23 @@ type Writer struct {
 	err     error
 }
 
-// NewWriter writes the header to w and returns a Writer.
-func NewWriter(w io.Writer) (*Writer, error) {
+// NewWriter writes the header to w and returns a Writer. With a key, the
+// file is sealed (see the package documentation), with a random id: key
+// is the MAC key, at least MinKeyLen bytes, which the caller derives for
+// this use alone. A nil key writes a file that is not sealed.
+func NewWriter(w io.Writer, key []byte) (*Writer, error) {
 	cw := &Writer{w: w}
 	h := append(magic[:], Version, 0, 0, 0)
+	if key != nil {
+		if err := checkKey(key); err != nil {
+			return nil, err
+		}
+		cw.seal = &seal{key: bytes.Clone(key)}
+		rand.Read(cw.seal.id[:]) // crypto/rand never fails
+		h[9] = flagSealed
+		h = append(h, cw.seal.id[:]...)
+	}
+	cw.sum = crc.Checksum(h)
 	cw.write(h)
 	return cw, cw.err
 }
@@ -279,16 +348,34 @@ func (w *Writer) write(p []byte) {
 		return
 	}
 	n, err := w.w.Write(p)
-	w.crc = crc32.Update(w.crc, crc32.IEEETable, p[:n])
 	w.offset += int64(n)
 	w.err = err
 }
 
-// Write writes a block made by BlockBuilder.Block (or an archive block)
-// with what it holds.
+// Write writes a block made by BlockBuilder.Block (or AppendBlock) with
+// what it holds; in a sealed file, with its MAC before its CRC.
 func (w *Writer) Write(block []byte, c Counts) error {
-	w.index = append(w.index, indexEntry{Offset: w.offset, First: w.records, Records: int64(c.Records), Lines: int64(c.Lines), Bytes: c.Bytes})
-	w.write(block)
+	typ, records, hl, err := splitBlock(block)
+	switch {
+	case err != nil:
+		return fmt.Errorf("container: Write of something that is not a block: %v", err)
+	case records != c.Records:
+		return fmt.Errorf("container: Write of a block of %d records with counts for %d", records, c.Records)
+	}
+	end := len(block) - 4
+	e := indexEntry{Offset: w.offset, First: w.records, Records: int64(c.Records), Lines: int64(c.Lines), Bytes: c.Bytes,
+		CRC: binary.LittleEndian.Uint32(block[end:])}
+	if w.seal == nil {
+		w.write(block)
+	} else {
+		e.MAC = w.seal.blockMAC(typ, w.records, records, block[hl:end])
+		e.CRC = crc.Update(e.CRC, e.MAC[:]) // the CRC covers the MAC
+		w.write(block[:end])
+		w.write(e.MAC[:])
+		w.write(binary.LittleEndian.AppendUint32(nil, e.CRC))
+	}
+	w.sum = addCRC(w.sum, e.CRC)
+	w.index = append(w.index, e)
 	w.records += int64(c.Records)
 	w.lines += int64(c.Lines)
 	w.bytes += c.Bytes
@@ -301,7 +388,7 @@ func (w *Writer) Records() int64 { return w.records }
 // Close writes the index and the trailer. It does not close the underlying
 // writer.
 func (w *Writer) Close() error {
-	body := make([]byte, maxBlockHeader, maxBlockHeader+8*len(w.index))
+	body := make([]byte, maxBlockHeader, maxBlockHeader+(12+MACLen)*len(w.index))
 	body = binary.AppendUvarint(body, uint64(len(w.index)))
 	var prev int64
 	for _, e := range w.index {
@@ -309,15 +396,27 @@ func (w *Writer) Close() error {
 		body = binary.AppendUvarint(body, uint64(e.Records))
 		body = binary.AppendUvarint(body, uint64(e.Lines))
 		body = binary.AppendUvarint(body, uint64(e.Bytes))
+		body = binary.LittleEndian.AppendUint32(body, e.CRC)
+		if w.seal != nil {
+			body = append(body, e.MAC[:]...)
+		}
 		prev = e.Offset
 	}
+	index := body[maxBlockHeader:] // finishBlock leaves it as it is
 	indexAt := w.offset
-	w.write(finishBlock(body, typeIndex, 0))
-	t := binary.LittleEndian.AppendUint64(nil, uint64(indexAt))
+	block := finishBlock(body, typeIndex, 0)
+	w.write(block)
+	w.sum = addCRC(w.sum, binary.LittleEndian.Uint32(block[len(block)-4:]))
+	t := make([]byte, 0, trailerLen+MACLen)
+	t = binary.LittleEndian.AppendUint64(t, uint64(indexAt))
 	t = binary.LittleEndian.AppendUint64(t, uint64(w.records))
 	t = binary.LittleEndian.AppendUint64(t, uint64(w.lines))
 	t = binary.LittleEndian.AppendUint64(t, uint64(w.bytes))
-	t = binary.LittleEndian.AppendUint32(t, w.crc)
+	if w.seal != nil {
+		mac := w.seal.trailerMAC(index, t)
+		t = append(t, mac[:]...)
+	}
+	t = binary.LittleEndian.AppendUint32(t, crc.Update(w.sum, t))
 	w.write(append(t, endMagic[:]...))
 	return w.err
 }
@@ -330,6 +429,10 @@ type Block struct {
 	Records int
 	Lines   int // records that end a line
 	Body    []byte
+
+	size int64  // of the whole block in the file
+	crc  uint32 // its CRC
+	mac  []byte // its MAC, in a sealed file
 }
 
 // Each calls f with each record of a records block.
@@ -342,15 +445,17 @@ func (b *Block) Each(f func(Record) error) error {
 	return err
 }
 
-// Reader reads a container file as a stream, checking every block's CRC,
-// and at the end the index, the counts and the whole file's CRC.
+// Reader reads a container file as a stream, checking every block's CRC
+// (and, given a key, its MAC) as it comes, and at the end the index, the
+// counts, the whole file's CRC (and, given a key, the trailer's MAC).
 type Reader struct {
 	// Lines and Bytes are the totals of the file, known once Next has
 	// returned io.EOF.
 	Lines, Bytes int64
 
 	r       *bufio.Reader
-	crc     uint32
+	seal    *seal  // nil: not sealed
+	sum     uint32 // file_crc32 so far
 	offset  int64
 	records int64
 	index   []indexEntry
@@ -358,23 +463,40 @@ type Reader struct {
 	done    bool
 }
 
-// NewReader reads and checks the header.
-func NewReader(r io.Reader) (*Reader, error) {
+// NewReader reads and checks the header. With a key (the MAC key, as
+// NewWriter takes it), it refuses a file that is not sealed, and Next
+// verifies every MAC; with none, a sealed file reads as any other, its
+// MACs covered by the CRCs but not verified.
+func NewReader(r io.Reader, key []byte) (*Reader, error) {
+	if key != nil {
+		if err := checkKey(key); err != nil {
+			return nil, err
+		}
+	}
 	cr := &Reader{r: bufio.NewReaderSize(r, 1<<16)}
-	var h [headerLen]byte
-	if _, err := io.ReadFull(cr.r, h[:]); err != nil {
+	var h [headerLen + IDLen]byte
+	if _, err := io.ReadFull(cr.r, h[:headerLen]); err != nil {
 		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
 	}
-	if !HasMagic(h[:]) || h[8] != Version || h[9] != 0 || h[10] != 0 || h[11] != 0 {
-		return nil, &Error{Offset: 0, Record: -1, Err: ErrFormat}
+	sealed, err := parseHeader(h[:headerLen])
+	if err != nil {
+		return nil, err
 	}
-	cr.consume(h[:])
+	n := headerLen
+	if sealed {
+		cr.offset = headerLen
+		if err := cr.read(h[headerLen:], "the header"); err != nil {
+			return nil, err
+		}
+		n += IDLen
+		cr.seal = &seal{key: bytes.Clone(key)}
+		copy(cr.seal.id[:], h[headerLen:])
+	} else if key != nil {
+		return nil, notSealed
+	}
+	cr.sum = crc.Checksum(h[:n])
+	cr.offset = int64(n)
 	return cr, nil
-}
-
-func (r *Reader) consume(p []byte) {
-	r.crc = crc32.Update(r.crc, crc32.IEEETable, p)
-	r.offset += int64(len(p))
 }
 
 // read fills p from the stream, reporting a clean end as truncation.
@@ -390,7 +512,8 @@ func (r *Reader) read(p []byte, what string) error {
 
 // Next returns the next data block, whose Body is valid until the next
 // call. After the last block it checks the index and trailer and returns
-// io.EOF; a file cut short is ErrTruncated, a bad checksum ErrCorrupt.
+// io.EOF; a file cut short is ErrTruncated, a bad checksum ErrCorrupt, a
+// MAC that does not verify ErrSeal.
 func (r *Reader) Next() (*Block, error) {
 	if r.done {
 		return nil, io.EOF
@@ -432,26 +555,34 @@ func (r *Reader) Next() (*Block, error) {
 	if bodyLen > MaxBlock {
 		return nil, corrupt(start, r.records, "block body of %d bytes exceeds %d", bodyLen, MaxBlock)
 	}
-	if cap(r.body) < int(bodyLen)+4 {
-		r.body = make([]byte, int(bodyLen)+4)
+	macLen := 0
+	if r.seal != nil && typ != typeIndex {
+		macLen = MACLen
 	}
-	buf := r.body[:int(bodyLen)+4]
+	size := int(bodyLen) + macLen + 4
+	if cap(r.body) < size {
+		r.body = make([]byte, size)
+	}
+	buf := r.body[:size]
 	if err := r.read(buf, "a block"); err != nil {
 		return nil, err
 	}
-	body := buf[:bodyLen]
-	sum := crc.Update(crc.Checksum(hdr[:n]), body)
-	if got := binary.LittleEndian.Uint32(buf[bodyLen:]); got != sum {
+	body, mac := buf[:bodyLen], buf[bodyLen:size-4]
+	sum := crc.Update(crc.Checksum(hdr[:n]), buf[:size-4])
+	if got := binary.LittleEndian.Uint32(buf[size-4:]); got != sum {
 		return nil, corrupt(start, r.records, "block checksum %08x, expected %08x", got, sum)
 	}
-	r.consume(hdr[:n])
-	r.consume(buf)
+	r.sum = addCRC(r.sum, sum)
+	r.offset += int64(n + size)
 
 	if typ == typeIndex {
 		if err := r.finish(start, body); err != nil {
 			return nil, err
 		}
 		return nil, io.EOF
+	}
+	if r.seal != nil && !r.seal.checkBlock(mac, typ, r.records, int(records), body) {
+		return nil, badBlockMAC(start, r.records, int(records))
 	}
 	b := &Block{Type: typ, Offset: start, First: r.records, Records: int(records), Body: body}
 	if typ == TypeRecords {
@@ -472,14 +603,16 @@ func (r *Reader) Next() (*Block, error) {
 	} else {
 		b.Lines = -1 // an archive block's reader counts its lines
 	}
-	r.index = append(r.index, indexEntry{Offset: start, First: r.records, Records: int64(records), Lines: int64(b.Lines)})
+	e := indexEntry{Offset: start, First: r.records, Records: int64(records), Lines: int64(b.Lines), CRC: sum}
+	copy(e.MAC[:], mac)
+	r.index = append(r.index, e)
 	r.records += int64(records)
 	return b, nil
 }
 
 // finish checks the index against the blocks read, and the trailer.
 func (r *Reader) finish(indexAt int64, body []byte) error {
-	entries, err := parseIndex(body)
+	entries, err := parseIndex(body, r.seal != nil)
 	if err != nil {
 		return corrupt(indexAt, -1, "index: %v", err)
 	}
@@ -489,18 +622,21 @@ func (r *Reader) finish(indexAt int64, body []byte) error {
 	var lines, bytes int64
 	for i, e := range entries {
 		got := r.index[i]
-		if e.Offset != got.Offset || e.Records != got.Records || got.Lines >= 0 && e.Lines != got.Lines {
-			return corrupt(indexAt, -1, "index entry %d does not match the block at offset %d", i, got.Offset)
+		if e.Offset != got.Offset || e.Records != got.Records || got.Lines >= 0 && e.Lines != got.Lines || e.CRC != got.CRC || e.MAC != got.MAC {
+			return corrupt(indexAt, got.First, "index entry %d does not match the block at offset %d", i, got.Offset)
 		}
 		lines += e.Lines
 		bytes += e.Bytes
 	}
-	fileCRC := r.crc
-	var t [trailerLen]byte
-	if err := r.read(t[:], "the trailer"); err != nil {
+	tl := trailerLen
+	if r.seal != nil {
+		tl += MACLen
+	}
+	var t [trailerLen + MACLen]byte
+	if err := r.read(t[:tl], "the trailer"); err != nil {
 		return err
 	}
-	if string(t[36:]) != string(endMagic[:]) {
+	if string(t[tl-4:tl]) != string(endMagic[:]) {
 		return corrupt(r.offset, -1, "bad trailer")
 	}
 	if int64(binary.LittleEndian.Uint64(t[0:])) != indexAt ||
@@ -510,22 +646,36 @@ func (r *Reader) finish(indexAt int64, body []byte) error {
 		return corrupt(r.offset, -1, "trailer disagrees with the blocks (%d records read)", r.records)
 	}
 	r.Lines, r.Bytes = lines, bytes
-	if got := binary.LittleEndian.Uint32(t[32:]); got != fileCRC {
-		return corrupt(r.offset, -1, "file checksum %08x, expected %08x", got, fileCRC)
+	if got, want := binary.LittleEndian.Uint32(t[tl-8:]), crc.Update(r.sum, t[:tl-8]); got != want {
+		return corrupt(r.offset, -1, "file checksum %08x, expected %08x", got, want)
+	}
+	if r.seal != nil && !r.seal.checkTrailer(t[32:32+MACLen], body, t[:32]) {
+		return badTrailerMAC(r.offset, r.records)
 	}
 	if _, err := r.r.ReadByte(); err != io.EOF {
-		return corrupt(r.offset+trailerLen, -1, "bytes after the trailer")
+		return corrupt(r.offset+int64(tl), -1, "bytes after the trailer")
 	}
 	r.done = true
 	return nil
 }
 
-func parseIndex(body []byte) ([]indexEntry, error) {
+// badTrailerMAC is the error for a trailer whose MAC does not verify.
+func badTrailerMAC(offset, records int64) *Error {
+	return &Error{Offset: offset, Record: -1, Err: fmt.Errorf("%w: the trailer's MAC does not verify: blocks were moved, dropped or changed, or the file cut (it lists %d records)", ErrSeal, records)}
+}
+
+// parseIndex parses the body of an index block; sealed says whether its
+// entries hold MACs.
+func parseIndex(body []byte, sealed bool) ([]indexEntry, error) {
 	n, k := binary.Uvarint(body)
 	if k <= 0 || n > uint64(len(body)) {
 		return nil, errors.New("bad block count")
 	}
 	body = body[k:]
+	fixed := 4
+	if sealed {
+		fixed += MACLen
+	}
 	entries := make([]indexEntry, 0, n)
 	var off, first int64
 	for range n {
@@ -537,8 +687,15 @@ func parseIndex(body []byte) ([]indexEntry, error) {
 			}
 			v[j], body = x, body[k:]
 		}
+		if len(body) < fixed {
+			return nil, errors.New("truncated entry")
+		}
 		off += int64(v[0])
-		entries = append(entries, indexEntry{Offset: off, First: first, Records: int64(v[1]), Lines: int64(v[2]), Bytes: int64(v[3])})
+		e := indexEntry{Offset: off, First: first, Records: int64(v[1]), Lines: int64(v[2]), Bytes: int64(v[3]),
+			CRC: binary.LittleEndian.Uint32(body)}
+		copy(e.MAC[:], body[4:fixed])
+		entries = append(entries, e)
+		body = body[fixed:]
 		first += int64(v[1])
 	}
 	if len(body) != 0 {
@@ -550,51 +707,107 @@ func parseIndex(body []byte) ([]indexEntry, error) {
 // Index is the table of contents of a file opened for random access.
 type Index struct {
 	ra      io.ReaderAt
+	seal    *seal // nil: not sealed
+	indexAt int64 // where the index block starts: the data blocks end there
 	entries []indexEntry
 	Records int64 // in the file
 	Lines   int64
 	Bytes   int64 // of the original input
 }
 
-// OpenIndex reads the trailer and index of a file of the given size.
-func OpenIndex(ra io.ReaderAt, size int64) (*Index, error) {
+// OpenIndex reads the header, trailer and index of a file of the given
+// size and checks them against each other: the index's totals against
+// the trailer's, the blocks' places, the whole file's CRC (the index lists
+// every block's CRC) and, with a key (the MAC key, as NewReader takes it),
+// that the file is sealed and the trailer's MAC, which covers the index.
+// It reads no data block, so it cannot see a block that was changed and
+// its CRC fixed: Block checks each block it reads against its index
+// entry, and its MAC; blocks never read are never checked.
+func OpenIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
+	if key != nil {
+		if err := checkKey(key); err != nil {
+			return nil, err
+		}
+	}
 	if size < headerLen+trailerLen {
 		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
 	}
-	var h [headerLen]byte
-	if _, err := ra.ReadAt(h[:], 0); err != nil || !HasMagic(h[:]) || h[8] != Version {
-		return nil, &Error{Offset: 0, Record: -1, Err: ErrFormat}
+	var h [headerLen + IDLen]byte
+	if _, err := ra.ReadAt(h[:headerLen], 0); err != nil {
+		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
 	}
-	var t [trailerLen]byte
-	if _, err := ra.ReadAt(t[:], size-trailerLen); err != nil {
-		return nil, err
-	}
-	if string(t[36:]) != string(endMagic[:]) {
-		return nil, &Error{Offset: size - trailerLen, Record: -1, Err: fmt.Errorf("%w: no trailer", ErrTruncated)}
-	}
-	indexAt := int64(binary.LittleEndian.Uint64(t[0:]))
-	if indexAt < headerLen || indexAt >= size-trailerLen {
-		return nil, corrupt(size-trailerLen, -1, "index offset %d outside the file", indexAt)
-	}
-	blk, err := readBlockAt(ra, indexAt, size-trailerLen-indexAt)
+	sealed, err := parseHeader(h[:headerLen])
 	if err != nil {
 		return nil, err
 	}
-	entries, err := parseIndex(blk.Body)
+	ix := &Index{ra: ra}
+	hl, tl := int64(headerLen), int64(trailerLen)
+	if sealed {
+		hl, tl = hl+IDLen, tl+MACLen
+		if size < hl+tl {
+			return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
+		}
+		if _, err := ra.ReadAt(h[headerLen:], headerLen); err != nil {
+			return nil, &Error{Offset: headerLen, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+		}
+		ix.seal = &seal{key: bytes.Clone(key)}
+		copy(ix.seal.id[:], h[headerLen:])
+	} else if key != nil {
+		return nil, notSealed
+	}
+	var t [trailerLen + MACLen]byte
+	if _, err := ra.ReadAt(t[:tl], size-tl); err != nil {
+		return nil, err
+	}
+	if string(t[tl-4:tl]) != string(endMagic[:]) {
+		return nil, &Error{Offset: size - tl, Record: -1, Err: fmt.Errorf("%w: no trailer", ErrTruncated)}
+	}
+	indexAt := int64(binary.LittleEndian.Uint64(t[0:]))
+	if indexAt < hl || indexAt >= size-tl {
+		return nil, corrupt(size-tl, -1, "index offset %d outside the file", indexAt)
+	}
+	blk, err := readBlockAt(ra, indexAt, size-tl-indexAt, -1, sealed)
+	if err != nil {
+		return nil, err
+	}
+	if blk.Type != typeIndex || blk.size != size-tl-indexAt {
+		return nil, corrupt(indexAt, -1, "no index block between offset %d and the trailer", indexAt)
+	}
+	entries, err := parseIndex(blk.Body, sealed)
 	if err != nil {
 		return nil, corrupt(indexAt, -1, "index: %v", err)
 	}
-	ix := &Index{ra: ra, entries: entries, Records: int64(binary.LittleEndian.Uint64(t[8:])),
-		Lines: int64(binary.LittleEndian.Uint64(t[16:])), Bytes: int64(binary.LittleEndian.Uint64(t[24:]))}
-	var recs int64
+	sum := crc.Checksum(h[:hl])
 	for _, e := range entries {
-		if e.Offset < headerLen || e.Offset >= indexAt {
-			return nil, corrupt(indexAt, -1, "index entry at offset %d outside the data", e.Offset)
+		sum = addCRC(sum, e.CRC)
+	}
+	if got, want := binary.LittleEndian.Uint32(t[tl-8:]), crc.Update(addCRC(sum, blk.crc), t[:tl-8]); got != want {
+		return nil, corrupt(size-tl, -1, "file checksum %08x, expected %08x", got, want)
+	}
+	ix.indexAt, ix.entries = indexAt, entries
+	ix.Records = int64(binary.LittleEndian.Uint64(t[8:]))
+	ix.Lines = int64(binary.LittleEndian.Uint64(t[16:]))
+	ix.Bytes = int64(binary.LittleEndian.Uint64(t[24:]))
+	if sealed && !ix.seal.checkTrailer(t[32:32+MACLen], blk.Body, t[:32]) {
+		return nil, badTrailerMAC(size-tl, ix.Records)
+	}
+	var recs, lines, bytes int64
+	for i, e := range entries {
+		// The blocks follow the header and each other; Block checks that
+		// each fills its place exactly.
+		if i == 0 && e.Offset != hl || i > 0 && e.Offset <= entries[i-1].Offset || e.Offset >= indexAt {
+			return nil, corrupt(indexAt, e.First, "index entry %d at offset %d, out of place", i, e.Offset)
 		}
 		recs += e.Records
+		lines += e.Lines
+		bytes += e.Bytes
 	}
-	if recs != ix.Records {
-		return nil, corrupt(indexAt, -1, "index counts %d records, trailer %d", recs, ix.Records)
+	if len(entries) == 0 && indexAt != hl {
+		return nil, corrupt(indexAt, -1, "no blocks listed before the index at offset %d", indexAt)
+	}
+	if recs != ix.Records || lines != ix.Lines || bytes != ix.Bytes {
+		return nil, corrupt(indexAt, -1, "index counts %d records, %d lines, %d bytes; the trailer %d, %d, %d",
+			recs, lines, bytes, ix.Records, ix.Lines, ix.Bytes)
 	}
 	return ix, nil
 }
@@ -602,23 +815,29 @@ func OpenIndex(ra io.ReaderAt, size int64) (*Index, error) {
 // Blocks returns the number of data blocks.
 func (ix *Index) Blocks() int { return len(ix.entries) }
 
-// Block reads data block i.
+// Block reads data block i, and checks it against its index entry: type,
+// size, records, CRC and, in a sealed file, MAC, which it verifies if the
+// index was opened with a key. It does not walk the records: that the
+// body holds as many as the header says is for the caller who does.
 func (ix *Index) Block(i int) (*Block, error) {
 	e := ix.entries[i]
-	end := int64(-1)
+	end := ix.indexAt
 	if i+1 < len(ix.entries) {
 		end = ix.entries[i+1].Offset
 	}
-	limit := int64(MaxBlock + maxBlockHeader + 4)
-	if end >= 0 {
-		limit = end - e.Offset
-	}
-	b, err := readBlockAt(ix.ra, e.Offset, limit)
+	b, err := readBlockAt(ix.ra, e.Offset, end-e.Offset, e.First, ix.seal != nil)
 	if err != nil {
 		return nil, err
 	}
 	b.First = e.First
 	b.Lines = int(e.Lines)
+	switch {
+	case b.Type != TypeRecords && b.Type != TypeArchive || b.size != end-e.Offset || int64(b.Records) != e.Records ||
+		b.crc != e.CRC || ix.seal != nil && string(b.mac) != string(e.MAC[:]):
+		return nil, corrupt(e.Offset, e.First, "block does not match its index entry")
+	case ix.seal != nil && !ix.seal.checkBlock(b.mac, b.Type, e.First, b.Records, b.Body):
+		return nil, badBlockMAC(e.Offset, e.First, b.Records)
+	}
 	return b, nil
 }
 
@@ -646,30 +865,40 @@ func (ix *Index) Find(n int64) (int, error) {
 	return i, nil
 }
 
-// readBlockAt reads and checks the block at off, which takes at most limit
-// bytes.
-func readBlockAt(ra io.ReaderAt, off, limit int64) (*Block, error) {
+// readBlockAt reads and checks the CRC of the block at off, which takes at
+// most limit bytes; record is the number of its first record, for errors.
+// In a sealed file, a data block's MAC is read with it.
+func readBlockAt(ra io.ReaderAt, off, limit, record int64, sealed bool) (*Block, error) {
 	var hdr [maxBlockHeader]byte
 	n, err := ra.ReadAt(hdr[:min(int64(len(hdr)), limit)], off)
 	if n == 0 {
-		return nil, &Error{Offset: off, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+		if err == nil {
+			err = io.ErrUnexpectedEOF // no room for a block
+		}
+		return nil, &Error{Offset: off, Record: record, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
 	}
 	records, k1, err1 := varint.Uvarint(hdr[1:n])
 	bodyLen, k2, err2 := varint.Uvarint(hdr[1+k1 : n])
 	if err1 != nil || err2 != nil {
-		return nil, corrupt(off, -1, "bad block header")
+		return nil, corrupt(off, record, "bad block header")
+	}
+	macLen := 0
+	if sealed && hdr[0] != typeIndex {
+		macLen = MACLen
 	}
 	hl := 1 + k1 + k2
-	if bodyLen > MaxBlock || int64(hl)+int64(bodyLen)+4 > limit {
-		return nil, corrupt(off, -1, "block of %d bytes does not fit", bodyLen)
+	size := int64(hl) + int64(bodyLen) + int64(macLen) + 4
+	if bodyLen > MaxBlock || size > limit {
+		return nil, corrupt(off, record, "block of %d bytes does not fit", bodyLen)
 	}
-	buf := make([]byte, hl+int(bodyLen)+4)
+	buf := make([]byte, size)
 	if _, err := ra.ReadAt(buf, off); err != nil {
-		return nil, &Error{Offset: off, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+		return nil, &Error{Offset: off, Record: record, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
 	}
-	body := buf[hl : hl+int(bodyLen)]
-	if got, want := binary.LittleEndian.Uint32(buf[hl+int(bodyLen):]), crc.Checksum(buf[:hl+int(bodyLen)]); got != want {
-		return nil, corrupt(off, -1, "block checksum %08x, expected %08x", got, want)
+	end := hl + int(bodyLen)
+	if got, want := binary.LittleEndian.Uint32(buf[size-4:]), crc.Checksum(buf[:size-4]); got != want {
+		return nil, corrupt(off, record, "block checksum %08x, expected %08x", got, want)
 	}
-	return &Block{Type: buf[0], Offset: off, Records: int(records), Body: body}, nil
+	return &Block{Type: buf[0], Offset: off, Records: int(records), Body: buf[hl:end], size: size,
+		crc: binary.LittleEndian.Uint32(buf[size-4:]), mac: buf[end : end+macLen]}, nil
 }

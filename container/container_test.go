@@ -2,18 +2,23 @@ package container
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/m2m-go/m2m/internal/forge"
 )
 
-// build writes a file of nblocks blocks of random records and returns it
-// with the records in order.
-func build(t testing.TB, r *rand.Rand, nblocks int) ([]byte, []Record) {
+// build writes a file of nblocks blocks of random records, sealed if key
+// is not nil, and returns it with the records in order.
+func build(t testing.TB, r *rand.Rand, nblocks int, key []byte) ([]byte, []Record) {
 	var out bytes.Buffer
-	w, err := NewWriter(&out)
+	w, err := NewWriter(&out, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +54,10 @@ func build(t testing.TB, r *rand.Rand, nblocks int) ([]byte, []Record) {
 	return out.Bytes(), all
 }
 
-// readAll reads a file as a stream and returns its records.
-func readAll(file []byte) ([]Record, error) {
-	r, err := NewReader(bytes.NewReader(file))
+// readAll reads a file as a stream, with key if not nil, and returns its
+// records.
+func readAll(file, key []byte) ([]Record, error) {
+	r, err := NewReader(bytes.NewReader(file), key)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +81,51 @@ func readAll(file []byte) ([]Record, error) {
 	}
 }
 
+// openAll opens a file through its index, with key if not nil, and reads
+// every block.
+func openAll(file, key []byte) error {
+	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)), key)
+	if err != nil {
+		return err
+	}
+	for i := range ix.Blocks() {
+		b, err := ix.Block(i)
+		if err != nil {
+			return err
+		}
+		if err := b.Each(func(Record) error { return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// equalBlocks writes a file of n blocks of three raw records of 10 bytes
+// each, sealed if key is not nil: blocks of one size and layout that can
+// trade places without moving an offset, records that can within a block.
+// Record r holds ten bytes 'a'+r.
+func equalBlocks(t *testing.T, n int, key []byte) []byte {
+	var out bytes.Buffer
+	w, err := NewWriter(&out, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b BlockBuilder
+	for k := range n {
+		b.Reset()
+		for j := range 3 {
+			b.Add(Record{Encoding: Raw, Data: bytes.Repeat([]byte{byte('a' + 3*k + j)}, 10)})
+		}
+		if err := w.Write(b.Block(), Counts{Records: 3, Lines: 3, Bytes: 33}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
 func equalRecords(a, b []Record) bool {
 	if len(a) != len(b) {
 		return false
@@ -91,8 +142,8 @@ func equalRecords(a, b []Record) bool {
 func TestRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{0, 1, 2, 10} {
-		file, want := build(t, r, n)
-		got, err := readAll(file)
+		file, want := build(t, r, n, nil)
+		got, err := readAll(file, nil)
 		if err != nil || !equalRecords(got, want) {
 			t.Fatalf("%d blocks: %d records, %v; want %d", n, len(got), err, len(want))
 		}
@@ -101,13 +152,13 @@ func TestRoundTrip(t *testing.T) {
 
 // TestTruncated cuts a file at every byte: every cut is detected.
 func TestTruncated(t *testing.T) {
-	file, _ := build(t, rand.New(rand.NewPCG(2, 2)), 4)
+	file, _ := build(t, rand.New(rand.NewPCG(2, 2)), 4, nil)
 	for n := range len(file) {
-		_, err := readAll(file[:n])
+		_, err := readAll(file[:n], nil)
 		if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrFormat) && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("cut to %d of %d bytes: %v", n, len(file), err)
 		}
-		if _, err := OpenIndex(bytes.NewReader(file[:n]), int64(n)); err == nil {
+		if _, err := OpenIndex(bytes.NewReader(file[:n]), int64(n), nil); err == nil {
 			t.Fatalf("OpenIndex of a file cut to %d bytes succeeded", n)
 		}
 	}
@@ -116,32 +167,106 @@ func TestTruncated(t *testing.T) {
 // TestCorrupted flips every bit of a file: every flip is detected by the
 // stream reader.
 func TestCorrupted(t *testing.T) {
-	file, _ := build(t, rand.New(rand.NewPCG(3, 3)), 3)
+	file, _ := build(t, rand.New(rand.NewPCG(3, 3)), 3, nil)
 	for i := range file {
 		for bit := range 8 {
 			f := bytes.Clone(file)
 			f[i] ^= 1 << bit
-			if _, err := readAll(f); err == nil {
+			if _, err := readAll(f, nil); err == nil {
 				t.Fatalf("flipping bit %d of byte %d went unnoticed", bit, i)
 			}
 		}
 	}
-	if _, err := readAll(append(bytes.Clone(file), 0)); !errors.Is(err, ErrCorrupt) {
+	if _, err := readAll(append(bytes.Clone(file), 0), nil); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("trailing byte: %v", err)
+	}
+}
+
+// TestOrderChecked: blocks that trade places, or records inside a block
+// (its CRC fixed), are refused, by the stream reader and through the
+// index; and the file's CRC alone tells, once the index is rebuilt to
+// match: it covers every block's CRC, in order.
+func TestOrderChecked(t *testing.T) {
+	file := equalBlocks(t, 4, nil)
+	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := ix.Block(1)
+	b2, _ := ix.Block(2)
+	size := b2.Offset - b1.Offset
+	rebuilt := func(change func(f *forge.File)) []byte {
+		f, err := forge.Parse(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(f)
+		forged := f.Bytes()
+		if _, err := readAll(forged, nil); err != nil {
+			t.Fatalf("the forger's own file does not read: %v", err)
+		}
+		copy(forged[len(forged)-8:], file[len(file)-8:len(file)-4]) // the old file_crc32
+		return forged
+	}
+	cases := map[string][]byte{
+		"blocks swapped": func() []byte {
+			f := bytes.Clone(file)
+			copy(f[b1.Offset:], file[b2.Offset:b2.Offset+size])
+			copy(f[b2.Offset:], file[b1.Offset:b2.Offset])
+			return f
+		}(),
+		"records swapped, block CRC fixed": func() []byte {
+			f := bytes.Clone(file)
+			at := bytes.Index(f, bytes.Repeat([]byte{'d'}, 10)) - 2 // block 1, record 0
+			copy(f[at:], file[at+12:at+24])
+			copy(f[at+12:], file[at:at+12])
+			end := b1.Offset + size - 4
+			binary.LittleEndian.PutUint32(f[end:], crc32.ChecksumIEEE(f[b1.Offset:end]))
+			return f
+		}(),
+		"blocks swapped, index rebuilt": rebuilt(func(f *forge.File) { f.Blocks[1], f.Blocks[2] = f.Blocks[2], f.Blocks[1] }),
+		"records swapped, index rebuilt": rebuilt(func(f *forge.File) {
+			var err error
+			if f.Blocks[1].Body, err = forge.SwapRecords(f.Blocks[1].Body, 0, 1); err != nil {
+				t.Fatal(err)
+			}
+		}),
+	}
+	for name, f := range cases {
+		if len(f) != len(file) {
+			t.Fatalf("%s: %d bytes, the file %d", name, len(f), len(file))
+		}
+		if _, err := readAll(f, nil); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: stream reader: %v", name, err)
+		}
+		if err := openAll(f, nil); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: index: %v", name, err)
+		}
+	}
+}
+
+// TestVersion: a file of another version is refused, saying which.
+func TestVersion(t *testing.T) {
+	file := equalBlocks(t, 1, nil)
+	file[8] = 1
+	for _, err := range []error{func() error { _, err := readAll(file, nil); return err }(), openAll(file, nil)} {
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "version 1") {
+			t.Errorf("version 1: %v", err)
+		}
 	}
 }
 
 // TestErrorsNameRecords: a corrupt block's error names its first record.
 func TestErrorsNameRecords(t *testing.T) {
-	file, recs := build(t, rand.New(rand.NewPCG(4, 4)), 6)
-	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)))
+	file, recs := build(t, rand.New(rand.NewPCG(4, 4)), 6, nil)
+	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := ix.Block(3)
 	f := bytes.Clone(file)
 	f[b.Offset+3] ^= 0x55
-	_, err = readAll(f)
+	_, err = readAll(f, nil)
 	var e *Error
 	if !errors.As(err, &e) || e.Record != b.First || e.Offset != b.Offset {
 		t.Fatalf("error %v, want one naming record %d at offset %d (of %d records)", err, b.First, b.Offset, len(recs))
@@ -149,8 +274,8 @@ func TestErrorsNameRecords(t *testing.T) {
 }
 
 func TestIndex(t *testing.T) {
-	file, want := build(t, rand.New(rand.NewPCG(5, 5)), 12)
-	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)))
+	file, want := build(t, rand.New(rand.NewPCG(5, 5)), 12, nil)
+	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)), nil)
 	if err != nil || ix.Records != int64(len(want)) {
 		t.Fatalf("OpenIndex: %v, %d records", err, ix.Records)
 	}
@@ -182,11 +307,11 @@ func TestIndex(t *testing.T) {
 }
 
 func TestEmpty(t *testing.T) {
-	file, _ := build(t, rand.New(rand.NewPCG(6, 6)), 0)
-	if got, err := readAll(file); err != nil || len(got) != 0 {
+	file, _ := build(t, rand.New(rand.NewPCG(6, 6)), 0, nil)
+	if got, err := readAll(file, nil); err != nil || len(got) != 0 {
 		t.Fatalf("empty file: %v, %v", got, err)
 	}
-	if _, err := readAll([]byte("not a container at all")); !errors.Is(err, ErrFormat) {
+	if _, err := readAll([]byte("not a container at all"), nil); !errors.Is(err, ErrFormat) {
 		t.Fatalf("plain text: %v", err)
 	}
 }
@@ -196,30 +321,28 @@ func TestEmpty(t *testing.T) {
 func FuzzReader(f *testing.F) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for _, n := range []int{0, 1, 3} {
-		file, _ := build(f, r, n)
-		f.Add(file)
+		for _, key := range [][]byte{nil, testKey} {
+			file, _ := build(f, r, n, key)
+			f.Add(file)
+		}
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {
-		readAll(file)
-		if ix, err := OpenIndex(bytes.NewReader(file), int64(len(file))); err == nil {
-			for i := range ix.Blocks() {
-				if b, err := ix.Block(i); err == nil {
-					b.Each(func(Record) error { return nil })
-				}
-			}
+		for _, key := range [][]byte{nil, testKey} {
+			readAll(file, key)
+			openAll(file, key)
 		}
 	})
 }
 
 func ExampleWriter() {
 	var out bytes.Buffer
-	w, _ := NewWriter(&out)
+	w, _ := NewWriter(&out, nil)
 	var b BlockBuilder
 	b.Add(Record{Encoding: Raw, Data: []byte("not json")})
 	b.Add(Record{Encoding: Raw, Data: []byte("last line"), NoNewline: true})
 	w.Write(b.Block(), Counts{Records: 2, Lines: 2, Bytes: 18})
 	w.Close()
-	recs, err := readAll(out.Bytes())
+	recs, err := readAll(out.Bytes(), nil)
 	fmt.Println(len(recs), string(recs[1].Data), recs[1].NoNewline, err)
 	// Output: 2 last line true <nil>
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/m2m-go/m2m/archive"
@@ -53,7 +54,10 @@ func decodeArchive(ctx context.Context, src *source, w io.Writer, o Options, st 
 		return err
 	}
 	defer r.Close()
-	c, err := r.Decode(ctx, countingWriter{w, st}, o.workers())
+	c, err := r.Decode(ctx, countingWriter{w, st}, archive.DecodeOptions{Workers: o.workers(), Check: o.test})
+	if errors.Is(err, archive.ErrListing) {
+		err = fmt.Errorf("%w: %w", ErrHeader, err)
+	}
 	st.Records.Store(c.Records)
 	st.Lines.Store(c.Lines)
 	st.BytesIn.Store(src.size)

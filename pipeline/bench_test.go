@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/sample"
 )
 
@@ -72,6 +73,42 @@ func BenchmarkDecompress(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSealed compresses and decompresses the corpus under each
+// security mode at each worker count: what sealing records and
+// containers costs. MB/s are of the JSONL.
+func BenchmarkSealed(b *testing.B) {
+	data := benchCorpus(b)
+	for _, sec := range []codec.Security{codec.SecurityNone, codec.SecurityHMAC, codec.SecurityAEAD} {
+		o := Options{Security: sec}
+		if sec != codec.SecurityNone {
+			o.Key = bytes.Repeat([]byte{9}, 32)
+		}
+		var packed bytes.Buffer
+		if err := Compress(context.Background(), bytes.NewReader(data), &packed, o, nil); err != nil {
+			b.Fatal(err)
+		}
+		for _, w := range workerCounts() {
+			o.Workers = w
+			b.Run(fmt.Sprintf("op=compress/security=%v/workers=%d", sec, w), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					if err := Compress(context.Background(), bytes.NewReader(data), io.Discard, o, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("op=decompress/security=%v/workers=%d", sec, w), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					if err := Decompress(context.Background(), bytes.NewReader(packed.Bytes()), io.Discard, o, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 

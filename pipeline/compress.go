@@ -116,7 +116,11 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 				return err
 			})
 	}
-	cw, err := container.NewWriter(out)
+	key, err := o.containerKey()
+	if err != nil {
+		return err
+	}
+	cw, err := container.NewWriter(out, key)
 	if err != nil {
 		return err
 	}

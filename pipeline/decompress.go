@@ -15,7 +15,8 @@ import (
 type decompressor struct {
 	dec     *codec.Decoder
 	st      *Stats
-	secured bool // every record must be sealed
+	secured bool         // every record must be sealed
+	check   *headerCheck // Test, of a container: headers against payloads
 }
 
 // blockJob is a container block on its way to a worker.
@@ -77,9 +78,14 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 	}
 	in := src.br
 	n := o.workers()
+	check := o.test && src.kind == kindRecords
 	pool := &workerPool[decompressor]{state: make([]*decompressor, n), make: func() (*decompressor, error) {
 		dec, err := codec.NewDecoder(o.codecOptions()...)
-		return &decompressor{dec: dec, st: st, secured: o.Security != codec.SecurityNone}, err
+		d := &decompressor{dec: dec, st: st, secured: o.Security != codec.SecurityNone}
+		if err == nil && check {
+			d.check, err = newHeaderCheck(o.Codec...)
+		}
+		return d, err
 	}}
 	out := countingWriter{w, st}
 	write := func(p []byte) error {
@@ -115,9 +121,13 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 			},
 			write)
 	}
+	key, err := o.containerKey()
+	if err != nil {
+		return err
+	}
 	return flow.Ordered(ctx, n, 2*n, flowBudget,
 		func(ctx context.Context, emit func(blockJob, int) error) error {
-			cr, err := container.NewReader(in)
+			cr, err := container.NewReader(in, key)
 			if err != nil {
 				return err
 			}
@@ -149,8 +159,17 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 }
 
 // Test decodes a compressed corpus as Decompress does, and checks every
-// record, without writing anything.
+// record, without writing anything. In a container it also derives each
+// M2M v1 record's header from its decoded JSON, as the encoder does, and
+// fails with ErrHeader, naming the record, if the record carries another:
+// List trusts headers, and only Test can tell them true. Only m2m writes
+// containers, so their headers must be exactly ours. Lines files are not
+// checked so: other implementations derive some headers otherwise (the
+// reference's encoder writes stream chunks as responses, embedding
+// requests and responses and errors as requests, and leaves out roles it
+// does not know).
 func Test(ctx context.Context, r io.Reader, o Options, st *Stats) error {
+	o.test = true
 	return Decompress(ctx, r, io.Discard, o, st)
 }
 
@@ -159,9 +178,19 @@ func Test(ctx context.Context, r io.Reader, o Options, st *Stats) error {
 func (d *decompressor) block(j blockJob, p *pieces) error {
 	n := j.first
 	err := container.ParseRecords(j.body, func(rec container.Record) error {
+		start := len(p.buf)
 		var err error
 		if p.buf, err = appendRecord(p.buf, d.dec, rec, d.secured); err != nil {
 			return fmt.Errorf("record %d: %w", n, err)
+		}
+		if d.check != nil && rec.Encoding == container.M2M {
+			text := p.buf[start:]
+			if !rec.NoNewline {
+				text = text[:len(text)-1]
+			}
+			if err := d.check.frame(rec.Data, text); err != nil {
+				return fmt.Errorf("record %d: %w", n, err)
+			}
 		}
 		d.st.count(rec.Encoding)
 		if !rec.Continues {

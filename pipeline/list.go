@@ -63,8 +63,11 @@ func (l *Listing) countHeader(h *codec.Header) {
 // List reads a compressed corpus and counts its records by encoding, and
 // its M2M v1 records by schema, model and security, from headers alone.
 // It checks the container's structure and checksums as it reads, but not
-// the payloads (that is Test's job). Of o, only Format matters: see
-// Options.Format for how a file of wire strings is recognised.
+// the payloads: it trusts every header to say what its payload is, which
+// Test checks. Given o.Security and o.Key, it also checks a container's
+// seal, and refuses one that is not sealed. Of the rest of o, only Format
+// matters: see Options.Format for how a file of wire strings is
+// recognised.
 func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 	l := &Listing{Schemas: map[string]int64{}, Models: map[string]int64{}, Secured: map[string]int64{}}
 	src, err := openSource(r, o)
@@ -112,7 +115,11 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 		l.Lines = st.Lines.Load()
 		return l, err
 	}
-	cr, err := container.NewReader(countingReader{in, &l.Compressed})
+	key, err := o.containerKey()
+	if err != nil {
+		return nil, err
+	}
+	cr, err := container.NewReader(countingReader{in, &l.Compressed}, key)
 	if err != nil {
 		return nil, err
 	}

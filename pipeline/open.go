@@ -27,8 +27,16 @@ type Reader struct {
 
 // Open opens the container file ra, of size bytes, for reading records by
 // number. o gives the key of a secured corpus; an archive cannot be one.
+// With a key, Open refuses a container that is not sealed and checks its
+// seal as far as the index goes, and every block a record is read from
+// has its MAC verified, which binds the record to its number and the file
+// (see container.OpenIndex for what is not checked).
 func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
-	ix, err := container.OpenIndex(ra, size)
+	key, err := o.containerKey()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := container.OpenIndex(ra, size, key)
 	if err != nil {
 		return nil, err
 	}

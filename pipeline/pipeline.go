@@ -23,6 +23,16 @@
 // one wire string per line: the string forms the reference's decoder
 // reads, for text channels. Decompress reads both, and lines files written
 // by any M2M implementation.
+//
+// With Options.Security, every record is sealed under the key, and a
+// container as a whole too: each block carries a MAC that binds its
+// records to their numbers and to the file, and the trailer one over the
+// index and totals, under a key derived from Options.Key (HKDF-SHA256,
+// info "m2m-go/container/v2/mac"). Readers given the key refuse records
+// reordered, copied, dropped or taken from another file, a corpus cut
+// short, and a container that is not sealed, naming the first records
+// concerned. A lines file can carry no such seal: each of its frames is
+// sealed, not their order or number.
 package pipeline
 
 import (
@@ -33,6 +43,7 @@ import (
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/keys"
 )
 
 // Algorithm is how records are encoded.
@@ -106,7 +117,11 @@ type Options struct {
 	Verify  bool // decode every record after encoding it and compare
 	// Security seals every record with Key (HMAC-SHA256 or AEAD): frames as
 	// the protocol defines, other lines as sealed raw records; readers then
-	// refuse any record that is not sealed.
+	// refuse any record that is not sealed. A container is sealed as a
+	// whole too (see package container), under a key derived from Key, so
+	// that its records cannot be reordered, copied, dropped or cut off;
+	// readers then refuse containers that are not sealed. A lines file has
+	// no such seal: each of its frames is sealed alone.
 	Security codec.Security
 	Key      []byte
 	Codec    []codec.Option
@@ -122,7 +137,8 @@ type Options struct {
 	// with ErrUnknownFormat.
 	CopyUnknown bool
 
-	lineLimit int // tests: the longest line kept in one record
+	lineLimit int  // tests: the longest line kept in one record
+	test      bool // Test: check what Decompress need not (see Test)
 }
 
 func (o Options) workers() int {
@@ -148,6 +164,19 @@ func (o Options) codecOptions() []codec.Option {
 		opts = append(opts, codec.WithSecurity(o.Security, o.Key))
 	}
 	return opts
+}
+
+// containerKeyInfo is the HKDF info of a container's MAC key.
+const containerKeyInfo = "m2m-go/container/v2/mac"
+
+// containerKey returns the MAC key that seals a container under o.Key, or
+// nil without security: HKDF-SHA256 of the key with an info string of its
+// own, so that the container's MACs and the frames' never share a key.
+func (o Options) containerKey() ([]byte, error) {
+	if o.Security == codec.SecurityNone {
+		return nil, nil
+	}
+	return keys.Derive(o.Key, containerKeyInfo, container.MinKeyLen)
 }
 
 // maxLine is the longest line kept in one record: the protocol's message

@@ -71,7 +71,8 @@ write standard output. Inputs are kept unless --rm is given.
 Modes (compression is the default):
   -d, --decompress      restore FILE.m2m to FILE
   -t, --test            decode and check every record
-  -l, --list            count records, encodings and models (headers only)
+  -l, --list            count records, encodings and models from headers
+                        alone (-t checks headers against payloads)
       --record LIST     write records LIST of one FILE.m2m (7 or 0-9,42; from 0)
 
 Output:
@@ -93,7 +94,7 @@ Compression:
                         Llama 3 ranks (original/tokenizer.model)
       --verify          decode each record after encoding it, and compare
       --security S      seal records: none (default), hmac or aead;
-                        -d, -t, --record: require them sealed
+                        -d, -t, -l, --record: require them sealed
       --key-file FILE   the 32-byte key: raw, or 64 hex digits
 
 Other:

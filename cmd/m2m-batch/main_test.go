@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/pflag"
 
+	"github.com/m2m-go/m2m/internal/forge"
 	"github.com/m2m-go/m2m/internal/sample"
 )
 
@@ -389,6 +390,85 @@ func TestSecurity(t *testing.T) {
 		t.Error("secured lines did not come back")
 	}
 	fails(t, dir, exitError, nil, "-t", "j.lines")
+}
+
+// TestSealAttacks: what can be done to a sealed corpus without its key,
+// every checksum made right again (see internal/forge), fails -t, -d and
+// --record with the key, exit 1, naming the records or the seal.
+func TestSealAttacks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "s.jsonl"), append(sample.JSONL(), "not json, sealed raw\n"...))
+	write(t, filepath.Join(dir, "empty.jsonl"), nil)
+	write(t, filepath.Join(dir, "hex.key"), []byte(strings.Repeat("0123456789abcdef", 4)+"\n"))
+	key := []string{"--security", "hmac", "--key-file", "hex.key"}
+	ok(t, dir, nil, append([]string{"-q", "-o", "a.m2m", "s.jsonl"}, key...)...)
+	ok(t, dir, nil, append([]string{"-q", "-o", "b.m2m", "s.jsonl"}, key...)...)
+	parse := func(name string) *forge.File {
+		f, err := forge.Parse(read(t, filepath.Join(dir, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Blocks) < 4 {
+			t.Fatalf("%s: %d blocks", name, len(f.Blocks))
+		}
+		return f
+	}
+	attacks := map[string]func(f *forge.File){
+		"records-reordered": func(f *forge.File) {
+			var err error
+			if f.Blocks[1].Body, err = forge.SwapRecords(f.Blocks[1].Body, 0, 1); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"blocks-swapped":        func(f *forge.File) { f.Blocks[1], f.Blocks[2] = f.Blocks[2], f.Blocks[1] },
+		"block-duplicated":      func(f *forge.File) { f.Blocks = append(f.Blocks[:2], f.Blocks[1:]...) },
+		"block-dropped":         func(f *forge.File) { f.Blocks = append(f.Blocks[:1], f.Blocks[2:]...) },
+		"cut-after-block-0":     func(f *forge.File) { f.Blocks = f.Blocks[:1] },
+		"block-of-another-file": func(f *forge.File) { f.Blocks[2] = parse("b.m2m").Blocks[2] },
+	}
+	for name, attack := range attacks {
+		f := parse("a.m2m")
+		attack(f)
+		write(t, filepath.Join(dir, name+".m2m"), f.Bytes())
+		ok(t, dir, nil, "-l", name+".m2m") // the checksums hold
+	}
+	ok(t, dir, nil, "-q", "-o", "empty-not-sealed.m2m", "empty.jsonl")
+	for name := range attacks {
+		for _, mode := range [][]string{{"-t"}, {"-dc"}, {"--record", "0"}} {
+			msg := fails(t, dir, exitError, nil, append(append(mode, key...), name+".m2m")...)
+			if !strings.Contains(msg, "bad seal") || !strings.Contains(msg, "record") {
+				t.Errorf("%s %v: %q", name, mode, msg)
+			}
+		}
+	}
+	for _, mode := range [][]string{{"-t"}, {"-dc"}, {"--record", "0"}} {
+		if msg := fails(t, dir, exitError, nil, append(append(mode, key...), "empty-not-sealed.m2m")...); !strings.Contains(msg, "not sealed") {
+			t.Errorf("empty, not sealed, %v: %q", mode, msg)
+		}
+	}
+}
+
+// TestHeaderChecked: a frame whose header names another model than its
+// payload, every checksum made right again, is listed by -l as the header
+// says (it reads headers alone), and fails -t, naming the record.
+func TestHeaderChecked(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "s.jsonl"), sample.JSONL())
+	ok(t, dir, nil, "-q", "s.jsonl")
+	f, err := forge.Parse(read(t, filepath.Join(dir, "s.jsonl.m2m")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Replace([]byte("\x06gpt-4o"), []byte("\x06Xpt-4o")) {
+		t.Fatal("no header names gpt-4o")
+	}
+	write(t, filepath.Join(dir, "forged.m2m"), f.Bytes())
+	if r := ok(t, dir, nil, "-lv", "forged.m2m"); !strings.Contains(r.stdout, "Xpt-4o 1") {
+		t.Errorf("-l: %q", r.stdout)
+	}
+	if msg := fails(t, dir, exitError, nil, "-t", "forged.m2m"); !strings.Contains(msg, "record ") || !strings.Contains(msg, "Xpt-4o") {
+		t.Errorf("-t: %q", msg)
+	}
 }
 
 func TestUsage(t *testing.T) {

@@ -78,7 +78,7 @@ func TestMemoryBound(t *testing.T) {
 	// A container of 48 such records, in blocks of 16: a few KB that
 	// decode to 805 MB.
 	var packed bytes.Buffer
-	cw, err := container.NewWriter(&packed)
+	cw, err := container.NewWriter(&packed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
