@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,7 +14,25 @@ import (
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/tokenizer"
+	"github.com/m2m-go/m2m/varint"
 )
+
+// longestToken returns the id of the cl100k token with the most bytes.
+func longestToken(t *testing.T) uint32 {
+	tok, err := tokenizer.Get(tokenizer.Cl100kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best uint32
+	n := 0
+	for id := range uint32(tokenizer.Cl100kBase.NVocab()) {
+		if m, err := tok.DecodedLen([]uint32{id}); err == nil && m > n {
+			best, n = id, m
+		}
+	}
+	return best
+}
 
 // memoryBudget is the peak resident memory m2m-batch is documented to stay
 // under at default settings on any input (README, pipeline package doc).
@@ -51,14 +70,13 @@ func maxJSON(n int) []byte {
 	return append(b, `"}`...)
 }
 
-// TestMemoryBound: whatever the input, m2m-batch holds at most its
-// documented budget. Each case is a small file that decodes to much more
-// (every record within the protocol's limits), or input of maximal lines.
-func TestMemoryBound(t *testing.T) {
-	if testing.Short() || emulator != "" {
-		t.Skip("decodes gigabytes: not in -short mode or under an emulator")
+// TestMemoryInputs writes TestMemoryBound's inputs to the directory
+// M2M_MEMORY_INPUTS names; without it, it does nothing.
+func TestMemoryInputs(t *testing.T) {
+	dir := os.Getenv("M2M_MEMORY_INPUTS")
+	if dir == "" {
+		t.Skip("TestMemoryBound runs it")
 	}
-	dir := t.TempDir()
 	big := maxJSON(16<<20 - 16)
 	// Quality 1 (a small encoder): this process's memory bounds the
 	// readings (see peakRSS).
@@ -97,8 +115,40 @@ func TestMemoryBound(t *testing.T) {
 	write(t, filepath.Join(dir, "bomb.m2m"), packed.Bytes())
 	// A lines file of 48 such wire strings.
 	write(t, filepath.Join(dir, "bomb.lines"), bytes.Repeat(append(wire, '\n'), 48))
+	// A container of 9 TokenNative records of 16 MiB of ids of the
+	// longest cl100k token: each would decode to 715 MB.
+	id := longestToken(t)
+	tn := append([]byte{byte(tokenizer.Cl100kBase)}, bytes.Repeat(varint.AppendUvarint(nil, id), (16<<20-1)/3)...)
+	packed.Reset()
+	if cw, err = container.NewWriter(&packed, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // three blocks of three: a block holds at most 64 MiB
+		var bb container.BlockBuilder
+		for range 3 {
+			bb.Add(container.Record{Encoding: container.TokenNative, Data: tn})
+		}
+		cw.Write(bb.Block(), container.Counts{Records: 3, Lines: 3})
+	}
+	cw.Close()
+	write(t, filepath.Join(dir, "tokens.m2m"), packed.Bytes())
+	// A lines file of Token v1 messages of 16 MiB of control characters,
+	// each standing for 31 bytes.
+	tv1 := append([]byte("#T1|"), bytes.Repeat([]byte{0x02}, 16<<20-5)...)
+	write(t, filepath.Join(dir, "tokenv1.lines"), bytes.Repeat(append(tv1, '\n'), 4))
+	// An archive of 200 records that each hold the same 8 MiB value: 1.6
+	// GB decoded from a few MB.
+	f, err := os.Create(filepath.Join(dir, "same.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := append(maxJSON(8<<20), '\n')
+	for range 200 {
+		f.Write(value)
+	}
+	f.Close()
 	// 40 lines of 16 MiB - 1 to compress.
-	f, err := os.Create(filepath.Join(dir, "big.jsonl"))
+	f, err = os.Create(filepath.Join(dir, "big.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,15 +169,37 @@ func TestMemoryBound(t *testing.T) {
 	}
 	f.Write([]byte{'\n'})
 	f.Close()
+}
+
+// TestMemoryBound: whatever the input, m2m-batch holds at most its
+// documented budget. Each case is a small file that decodes to much more
+// (every record within the protocol's limits), or input of maximal lines.
+// The inputs are made by another run of this test binary
+// (TestMemoryInputs), so that this process stays small (see peakRSS).
+func TestMemoryBound(t *testing.T) {
+	if testing.Short() || emulator != "" {
+		t.Skip("decodes gigabytes: not in -short mode or under an emulator")
+	}
+	dir := t.TempDir()
+	gen := exec.Command(os.Args[0], "-test.run=^TestMemoryInputs$")
+	gen.Env = append(os.Environ(), "M2M_MEMORY_INPUTS="+dir)
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("making the inputs: %v\n%s", err, out)
+	}
 	var self syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	t.Logf("the test's own peak RSS, which bounds every reading from below: %.1f MiB", float64(self.Maxrss)/(1<<10))
-
 	for _, c := range []struct {
 		name string
 		args []string
 	}{
 		{"test a container of maximal records", []string{"-t", "bomb.m2m"}},
+		{"test a container of TokenNative bombs", []string{"-t", "tokens.m2m"}},
+		{"read a TokenNative bomb by number", []string{"--record", "3", "tokens.m2m"}},
+		{"test a lines file of Token v1 bombs", []string{"-t", "--format=lines", "tokenv1.lines"}},
+		{"archive 200 records of one 8 MiB value", []string{"-q", "--archive", "-o", "same.m2m", "same.jsonl"}},
+		{"test that archive", []string{"-t", "same.m2m"}},
+		{"read it by number", []string{"--record", "199", "same.m2m"}},
 		{"test a lines file of maximal records", []string{"-t", "bomb.lines"}},
 		{"decompress a container of maximal records", []string{"-dcq", "bomb.m2m"}},
 		{"compress 40 lines of 16 MiB", []string{"-cq", "big.jsonl"}},
@@ -135,7 +207,11 @@ func TestMemoryBound(t *testing.T) {
 	} {
 		code, rss, stderr := peakRSS(t, dir, c.args...)
 		t.Logf("%s: exit %d, peak RSS %.1f MiB", c.name, code, float64(rss)/(1<<20))
-		if code != 0 && !strings.Contains(c.name, "bomb") {
+		bomb := strings.Contains(strings.ToLower(c.name), "bomb")
+		switch {
+		case bomb && (code != 1 || !strings.Contains(stderr, "limit")):
+			t.Errorf("%s: exit %d, want 1 and a limit named: %s", c.name, code, stderr)
+		case !bomb && code != 0:
 			t.Errorf("%s: exit %d: %s", c.name, code, stderr)
 		}
 		if rss > memoryBudget {
