@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/sample"
 )
 
@@ -149,15 +150,30 @@ func TestLongLines(t *testing.T) {
 	}
 }
 
+// TestCounts: a Writer's counts, and what a Reader finds in the file.
 func TestCounts(t *testing.T) {
 	in := sample.JSONL()
-	_, c := write(t, in, Options{}, 1<<20)
-	t.Logf("%+v", c)
-	var packed int64
-	for s := range numStreams {
-		packed += c.Streams[s].Packed
+	packed, c := write(t, in, Options{}, 1<<20)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if c.Strings == 0 || c.Templates == 0 || c.Refs <= c.Strings+c.Templates || packed == 0 {
+	got, err := r.Contents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Streams != c.Streams || got.Records != c.Records || got.Lines != c.Lines || got.Bytes != c.Bytes ||
+		got.Strings != c.Strings || got.Templates != c.Templates || int64(got.Blocks) != c.Blocks {
+		t.Errorf("written %+v\nfound %+v", c, got)
+	}
+	if got.Schemas[codec.SchemaRequest] != 246 || got.Models["gpt-4.1"] == 0 {
+		t.Errorf("schemas %v, models %v", got.Schemas, got.Models)
+	}
+	var sum int64
+	for s := range numStreams {
+		sum += c.Streams[s].Packed
+	}
+	if c.Strings == 0 || c.Templates == 0 || c.Refs <= c.Strings+c.Templates || sum == 0 || sum > int64(len(packed)) {
 		t.Errorf("counts: %+v", c)
 	}
 }

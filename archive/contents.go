@@ -35,10 +35,11 @@ func (r *Reader) Contents() (*Contents, error) {
 	}
 	d := r.decoder()
 	defer r.decs.Put(d)
-	add := func(s int, f frame, hdr int) {
+	// add counts frame f, of packed bytes header and data, in stream s.
+	add := func(s int, f frame, packed int) {
 		c.Streams[s].Frames++
 		c.Streams[s].Raw += int64(f.rawLen)
-		c.Streams[s].Packed += int64(hdr + len(f.data))
+		c.Streams[s].Packed += int64(packed)
 	}
 	for b := range r.ix.Blocks() - 1 {
 		blk, err := r.ix.Block(b)
@@ -65,7 +66,7 @@ func (r *Reader) Contents() (*Contents, error) {
 			if err != nil || len(end) != 0 {
 				return nil, blockErr(b, corruptf("bad skeleton frame: %v", err))
 			}
-			add(StreamSkeletons, skel, len(after))
+			add(StreamSkeletons, skel, len(after)-len(end))
 			raw, err := d.decode(nil, idx, nil)
 			if err != nil {
 				return nil, blockErr(b, err)
@@ -95,7 +96,7 @@ func (r *Reader) Contents() (*Contents, error) {
 			if body[0] == kindTemplates {
 				s = StreamTemplates
 			}
-			add(s, f, len(rest))
+			add(s, f, len(rest)-len(end))
 		default:
 			return nil, blockErr(b, fmt.Errorf("%w: block of kind %q", ErrCorrupt, body[0]))
 		}

@@ -84,9 +84,10 @@ Output:
       --rm              remove inputs after success
 
 Compression:
-  -#, --level N         Brotli quality, 0-11 (default 5)
-      --archive         blocks compressed as a unit, repeated values stored
-                        once: smaller; one record decodes its block
+  -#, --level N         Brotli quality, 0-11 (default 5); with --archive, the
+                        zstd level, 1-4 (default 3; 4 is smaller and slower)
+      --archive         an archive: every JSON value of 64 bytes or more
+                        stored once, text apart from structure; smaller
       --format F        container (default) or lines (a wire string a line)
       --algorithm A     auto (default), m2m, brotli or tokennative
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
@@ -265,12 +266,19 @@ func (c *config) validate(fs *pflag.FlagSet, a *args) error {
 	}
 	c.opts.Workers = a.workers
 	c.opts.CopyUnknown = c.force && c.mode == modeDecompress
-	if a.level < 0 || a.level > 11 {
+	switch {
+	case c.opts.Archive:
+		if fs.Changed("level") && (a.level < 1 || a.level > 4) {
+			return fmt.Errorf("level %d: archive levels go from 1 to 4", a.level)
+		}
+		if fs.Changed("level") {
+			c.opts.ArchiveOptions.Level = a.level
+		}
+	case a.level < 0 || a.level > 11:
 		return fmt.Errorf("level %d: Brotli qualities go from 0 to 11", a.level)
-	}
-	if a.level == 0 {
+	case a.level == 0:
 		c.opts.Codec = append(c.opts.Codec, codec.WithQuality(0))
-	} else {
+	default:
 		c.opts.Quality = a.level
 	}
 	var err error
@@ -301,8 +309,8 @@ func (c *config) validate(fs *pflag.FlagSet, a *args) error {
 			return errors.New("--archive is for compression: -d, -t and -l read archives as they are")
 		case c.opts.Security != codec.SecurityNone:
 			return errors.New("--archive and --security exclude each other: an archive's blocks are not sealed")
-		case fs.Changed("format") || fs.Changed("algorithm") || fs.Changed("level"):
-			return errors.New("--archive sets its own layout: --format, --algorithm and --level do not apply")
+		case fs.Changed("format") || fs.Changed("algorithm"):
+			return errors.New("--archive sets its own layout: --format and --algorithm do not apply")
 		}
 	}
 	switch {

@@ -653,10 +653,26 @@ func TestArchive(t *testing.T) {
 		t.Errorf("-t said %q", r.stderr)
 	}
 	r := ok(t, dir, nil, "-l", "a.m2m")
-	for _, want := range []string{"450 records", "archive: 450 records", "request 246", "gpt-4.1"} {
+	for _, want := range []string{"a.m2m: archive, 450 records", "strings and", "request 246", "gpt-4.1"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("-l output lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	// -l -v says where the bytes go.
+	r = ok(t, dir, nil, "-l", "-v", "a.m2m")
+	for _, want := range []string{"stream", "index", "skeletons", "strings", "templates", "of file"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-l -v output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// Levels 1 to 4; 4 is smaller.
+	ok(t, dir, nil, "--archive", "-q", "-1", "-o", "a1.m2m", "s.jsonl")
+	ok(t, dir, nil, "--archive", "-q", "-4", "-o", "a4.m2m", "s.jsonl")
+	if a1, a4 := len(read(t, filepath.Join(dir, "a1.m2m"))), len(read(t, filepath.Join(dir, "a4.m2m"))); a4 >= a1 {
+		t.Errorf("level 4 wrote %d bytes, level 1 %d", a4, a1)
+	}
+	if r := ok(t, dir, nil, "-dc", "a4.m2m"); r.stdout != string(data) {
+		t.Fatal("-dc of level 4 did not give back the input")
 	}
 	if r := ok(t, dir, nil, "-dc", "a.m2m"); r.stdout != string(data) {
 		t.Fatal("-dc did not give back the input")

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/pipeline"
 )
@@ -91,6 +92,13 @@ func statusLine(name string, read, size int64, st *pipeline.Stats, elapsed time.
 	return b.String()
 }
 
+func percentOf(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
 func percent(a, b int64) int64 {
 	if b <= 0 {
 		return 100
@@ -160,6 +168,7 @@ func rawNote(st *pipeline.Stats) string {
 		{st.NotJSON.Load(), "not JSON"},
 		{st.OverLimit.Load(), "over a limit"},
 		{st.NotTokenizable.Load(), "not tokenizable"},
+		{st.Kept.Load(), "in an archive, with no value taken out"},
 	}
 	var parts []string
 	var total int64
@@ -198,15 +207,31 @@ func workersOf(o pipeline.Options) string {
 
 // printListing writes what -l found in one file.
 func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) {
-	fmt.Fprintf(w, "%s: %s, %d records, %d lines", name, l.Format, l.Records, l.Lines)
+	format := l.Format.String()
+	if l.Archive != nil {
+		format = "archive"
+	}
+	fmt.Fprintf(w, "%s: %s, %d records, %d lines", name, format, l.Records, l.Lines)
 	if l.Bytes > 0 {
 		fmt.Fprintf(w, ", %s => %s (ratio %.2f)", mb(l.Bytes), mb(l.Compressed), ratioOf(l.Bytes, l.Compressed))
 	} else {
 		fmt.Fprintf(w, ", %s", mb(l.Compressed))
 	}
 	fmt.Fprintln(w)
-	if l.Archived > 0 {
-		fmt.Fprintf(w, "  archive: %d records in blocks (headers from the block indexes)\n", l.Archived)
+	if a := l.Archive; a != nil {
+		fmt.Fprintf(w, "  archive: %d records, %d strings and %d templates stored once, %d blocks\n", a.Records, a.Strings, a.Templates, a.Blocks)
+		if verbosity > 0 {
+			// Where the bytes go.
+			fmt.Fprintf(w, "  %-10s %7s %12s %12s %6s %7s\n", "stream", "frames", "raw", "compressed", "ratio", "of file")
+			var packed int64
+			for i, sc := range a.Streams {
+				packed += sc.Packed
+				fmt.Fprintf(w, "  %-10s %7d %12d %12d %6.2f %6.1f%%\n", archive.StreamNames[i], sc.Frames, sc.Raw, sc.Packed,
+					ratioOf(sc.Raw, sc.Packed), percentOf(sc.Packed, l.Compressed))
+			}
+			fmt.Fprintf(w, "  %-10s %7s %12s %12d %6s %6.1f%%\n", "framing", "", "", l.Compressed-packed, "",
+				percentOf(l.Compressed-packed, l.Compressed))
+		}
 	}
 	if l.Archived < l.Records {
 		fmt.Fprintf(w, "  encodings:%s\n", encodingCounts(func(e container.Encoding) int64 { return l.Encodings[e] }))
@@ -232,10 +257,11 @@ func counts(m map[string]int64, order []string, limit int) string {
 			others += m[k]
 			continue
 		}
-		if k == "" {
-			k = `""`
+		name := k
+		if name == "" {
+			name = `""`
 		}
-		fmt.Fprintf(&b, " %s %d", k, m[k])
+		fmt.Fprintf(&b, " %s %d", name, m[k])
 	}
 	if others > 0 {
 		fmt.Fprintf(&b, " (others %d)", others)
