@@ -22,7 +22,7 @@ const (
 	// defaultBatch is the input a records block holds: large enough that
 	// its skeletons compress well, small enough that reading one record
 	// decodes little.
-	defaultBatch = 4 << 20
+	defaultBatch = 8 << 20
 	// maxStoreFrame is the raw size at which a store frame is closed.
 	maxStoreFrame = 4 << 20
 	// defaultSegment is how many frames of a stream share a dictionary:

@@ -19,7 +19,7 @@
 //
 // An archive is a container file (package container) whose blocks are of
 // type container.TypeArchive. Their bodies start with a kind: records
-// blocks ('R'), one per 4 MiB of input, and store blocks of strings ('S')
+// blocks ('R'), one per 8 MiB of input, and store blocks of strings ('S')
 // and templates ('T'), 4 MiB of entries each, in the order the writer
 // closes them, then the directory ('D'). uvarint is unsigned LEB128.
 //

@@ -8,7 +8,12 @@
 #	bash bench/compare.sh ../shared/corpus/dev.jsonl > table.md
 #
 # Knobs: RUNS (timed runs per command, best kept; default 3), M2M_ARGS
-# (extra flags for both m2m-batch rows, the default and --archive).
+# (extra flags for every m2m-batch row), SLOW=0 (leave out the slowest
+# peers: brotli -q 11 and xz -9).
+#
+# After the table, the archive's targets are checked against the peers of
+# the same run: ratio against zstd -19 --long=27, compression time against
+# a twentieth of its, decompression time against twice its.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,6 +63,7 @@ row() { # name, compress command (FILE -> packed), decompress command (packed ->
 	awk -v n="$name" -v s="$size" -v p="$packed" -v ct="$ct" -v cr="$cr" -v dt="$dt" -v dr="$dr" 'BEGIN{
 		cs = ct > 0 ? sprintf("%.1f", s/1e6/ct) : "-"; ds = dt > 0 ? sprintf("%.1f", s/1e6/dt) : "-"
 		printf "| %s | %.2f | %.3f | %s | %.0f | %.3f | %s | %.0f |\n", n, s/p, ct, cs, cr/1024, dt, ds, dr/1024 }'
+	echo "$name $packed $ct $dt" >>"$work/results"
 	rm -f "$work/packed"
 }
 
@@ -68,6 +74,7 @@ echo "| tool | ratio | compress s | MB/s | RSS MB | decompress s | MB/s | RSS MB
 echo "|---|---|---|---|---|---|---|---|"
 row "m2m-batch -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 row "m2m-batch --archive -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
+row "m2m-batch --archive -4 -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -4 -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 # The compress command leaves the output in $work/packed for the decompress one.
 have() { command -v "$1" >/dev/null; }
 if have zstd; then
@@ -78,20 +85,41 @@ else
 fi
 if have brotli; then
 	row "brotli -q 5" "brotli -f -q 5 $in -o $work/packed" "brotli -d -c $work/packed"
+	if [ "${SLOW:-1}" != 0 ]; then
+		row "brotli -q 11 --large_window=24" "brotli -f -q 11 --large_window=24 $in -o $work/packed" "brotli -d -c $work/packed"
+	fi
 else
-	echo "| brotli -q 5 | not installed | | | | | | |"
+	echo "| brotli | not installed | | | | | | |"
+fi
+if have xz && [ "${SLOW:-1}" != 0 ]; then
+	row "xz -9 -T0" "xz -9 -T0 -c $in > $work/packed" "xz -d -c $work/packed"
 fi
 if have gzip; then
 	row "gzip -6" "gzip -6 -c $in > $work/packed" "gzip -d -c $work/packed"
 fi
+echo
+# The archive's targets, against the peers of this run.
+awk -v s="$size" '
+	{ n = $1; for (i = 2; i <= NF - 3; i++) n = n " " $i; p[n] = $(NF-2); c[n] = $(NF-1); d[n] = $NF }
+	END {
+		z = "zstd -19 --long=27 -T0"
+		if (!(z in p)) exit
+		for (n in p) if (n ~ /^m2m-batch --archive/) {
+			printf "- %s: ratio %.2f, %.2fx of %s'"'"'s (target >= 1); compression %.3f s, %.1fx faster (target >= 20); decompression %.3f s, %.2fx its (target <= 2)\n", \
+				n, s/p[n], p[z]/p[n], z, c[n], c[z]/c[n], d[n], d[n]/d[z]
+		}
+	}' "$work/results"
 echo
 echo "Commands (FILE is the input):"
 echo
 echo '```'
 echo "m2m-batch -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "m2m-batch --archive -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
+echo "m2m-batch --archive -4 -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "zstd -3 -T0 FILE -o OUT; zstd -d -c OUT"
 echo "zstd -19 --long=27 -T0 FILE -o OUT; zstd -d -c --long=27 OUT"
 echo "brotli -q 5 FILE -o OUT; brotli -d -c OUT"
+echo "brotli -q 11 --large_window=24 FILE -o OUT; brotli -d -c OUT"
+echo "xz -9 -T0 -c FILE > OUT; xz -d -c OUT"
 echo "gzip -6 -c FILE > OUT; gzip -d -c OUT"
 echo '```'

@@ -101,6 +101,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	}
+	if cfg.opts.Workers > 0 {
+		// -T N is N cores, whatever the stages: a pipeline runs several
+		// goroutines besides its workers (reading, ordering, writing).
+		runtime.GOMAXPROCS(cfg.opts.Workers)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit(cfg.opts.Workers))
 	}
