@@ -91,6 +91,20 @@ func (c *cache) get(b int, load func() (any, int, error)) (any, error) {
 	return it.v, nil
 }
 
+// replace puts v, of size bytes, in place of what the cache holds for
+// block b, if anything: a block decoded further than before.
+func (c *cache) replace(b int, v any, size int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	it, ok := c.items[b]
+	if !ok || it.elem == nil {
+		return
+	}
+	c.size += size - it.size
+	it.v, it.size = v, size
+	c.lru.MoveToFront(it.elem)
+}
+
 // hotEntries keeps copies of entries by kind and id, least recently used
 // first out past its budget.
 type hotEntries struct {

@@ -69,7 +69,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 					return err
 				}
 			}
-			v, _, err := r.loadRecords(b)
+			v, _, err := r.loadRecords(b, 0)
 			if err != nil {
 				return err
 			}
@@ -78,6 +78,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 				return blockErr(b, corruptf("%d records, the index says %d", len(rb.recs), r.ix.BlockRecords(b)))
 			}
 			x := r.expander()
+			x.full = true
 			defer r.putExpander(x)
 			p := piece{out: getPiece()}
 			for i := range rb.recs {

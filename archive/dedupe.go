@@ -28,7 +28,7 @@ const (
 	// defaultSegment is how many frames of a stream share a dictionary:
 	// the segment's first frame, whose raw bytes the others are
 	// compressed against.
-	defaultSegment = 16
+	defaultSegment = 256
 )
 
 // blockJob is one block on its way to being compressed and written.

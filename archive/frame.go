@@ -1,8 +1,10 @@
 package archive
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -186,6 +188,55 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 		return dst[:start], corruptf("frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
 	}
 	return out[:len(out):len(out)], nil
+}
+
+// prefixStep is how much decodePrefix decodes between asking whether it
+// has enough: a zstd block's worth.
+const prefixStep = 128 << 10
+
+// decodePrefix appends the raw bytes of f to dst as decode does, but stops
+// as soon as enough, called with what it has so far (all of it appended
+// since dst's end), says it is enough. complete reports whether all of the
+// frame was decoded. A read of one record so decodes only as far as the
+// record, not its whole frame.
+func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) (out []byte, complete bool, err error) {
+	if f.coder == coderStored {
+		return append(dst, f.data...), true, nil
+	}
+	start := len(dst)
+	if dict != nil {
+		err = d.z.ResetWithOptions(bytes.NewReader(f.data), zstd.WithDecoderDictRaw(dictID, dict))
+		d.hasDict = true
+	} else {
+		if d.hasDict {
+			err = d.z.ResetWithOptions(nil, zstd.WithDecoderDictDelete())
+			d.hasDict = false
+		}
+		if err == nil {
+			err = d.z.Reset(bytes.NewReader(f.data))
+		}
+	}
+	defer d.z.Reset(nil)
+	if err != nil {
+		return dst, false, corruptf("frame: %v", err)
+	}
+	for len(dst)-start < f.rawLen {
+		dst = growCap(dst, min(max(prefixStep, len(dst)-start), f.rawLen-(len(dst)-start)))
+		n, rerr := io.ReadFull(d.z, dst[len(dst):cap(dst)][:min(prefixStep, f.rawLen-(len(dst)-start))])
+		dst = dst[:len(dst)+n]
+		if rerr != nil {
+			return dst[:start], false, corruptf("frame: %v", rerr)
+		}
+		if len(dst)-start < f.rawLen && enough(dst[start:]) {
+			return dst, false, nil
+		}
+	}
+	// The whole frame: nothing may follow it.
+	var one [1]byte
+	if n, rerr := d.z.Read(one[:]); n != 0 || rerr != io.EOF {
+		return dst[:start], false, corruptf("frame decodes to more than its header says")
+	}
+	return dst, true, nil
 }
 
 // growCap returns b with room for n more bytes.

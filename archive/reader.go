@@ -127,11 +127,11 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	rb, err := r.records(b)
+	i := int(n - r.ix.First(b))
+	rb, err := r.records(b, i+1)
 	if err != nil {
 		return dst, err
 	}
-	i := int(n - r.ix.First(b))
 	if i >= len(rb.recs) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
@@ -143,20 +143,36 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	return dst, nil
 }
 
-// records returns records block b, decoded, from the cache.
-func (r *Reader) records(b int) (*recordsBlock, error) {
-	v, err := r.cache.get(b, func() (any, int, error) { return r.loadRecords(b) })
+// records returns records block b from the cache, decoded at least as
+// far as record need-1's skeleton (need 0: whole).
+func (r *Reader) records(b, need int) (*recordsBlock, error) {
+	v, err := r.cache.get(b, func() (any, int, error) { return r.loadRecords(b, need) })
 	if err != nil {
 		return nil, err
 	}
+	rb := v.(*recordsBlock)
+	if rb.complete || need > 0 && rb.located >= need {
+		return rb, nil
+	}
+	// Decoded less far than wanted: again, at least twice as far.
+	if need > 0 {
+		need = max(need, 2*rb.located)
+	}
+	v, size, err := r.loadRecords(b, need)
+	if err != nil {
+		return nil, err
+	}
+	r.cache.replace(b, v, size)
 	return v.(*recordsBlock), nil
 }
 
-// recordsBlock is a records block, decoded.
+// recordsBlock is a records block, decoded as far as located records.
 type recordsBlock struct {
-	block int
-	recs  []recIndex
-	skel  []byte // the skeleton frame, raw: the dictionary of others
+	block    int
+	recs     []recIndex
+	skel     []byte // the skeleton frame, raw (a prefix, until complete)
+	located  int    // records whose skeleton is found in skel
+	complete bool   // all of the skeleton frame is in skel: it may serve as a dictionary
 }
 
 // recIndex is one record's entry in its block's index.
@@ -169,7 +185,9 @@ type recIndex struct {
 	model     []byte
 }
 
-func (r *Reader) loadRecords(b int) (any, int, error) {
+// loadRecords reads records block b, its skeleton decoded as far as record
+// need-1 (need 0: all of it).
+func (r *Reader) loadRecords(b, need int) (any, int, error) {
 	blk, err := r.ix.Block(b)
 	if err != nil {
 		return nil, 0, err
@@ -200,59 +218,84 @@ func (r *Reader) loadRecords(b int) (any, int, error) {
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
+	rb := &recordsBlock{block: b}
+	if rb.recs, err = parseIndexOnly(idx, int(n)); err != nil {
+		return nil, 0, blockErr(b, err)
+	}
 	var dict []byte
 	if skelF.dict >= 0 {
-		db, err := r.records(skelF.dict)
+		db, err := r.records(skelF.dict, 0)
 		if err != nil {
 			return nil, 0, err
 		}
 		dict = db.skel
 	}
-	skel, err := d.decode(nil, skelF, dict)
+	if need <= 0 || need > len(rb.recs) {
+		need = len(rb.recs)
+	}
+	var locErr error
+	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, func(raw []byte) bool {
+		rb.located, locErr = locate(rb.recs, raw, rb.located)
+		return locErr != nil || rb.located >= need
+	})
+	if err == nil {
+		rb.located, err = locate(rb.recs, rb.skel, rb.located)
+	}
+	if err == nil && rb.complete && (rb.located != len(rb.recs) || len(rb.recs) > 0 && rb.recs[len(rb.recs)-1].next() != len(rb.skel) || len(rb.recs) == 0 && len(rb.skel) != 0) {
+		err = corruptf("skeletons do not match the index")
+	}
+	if err == nil && rb.located < need {
+		err = corruptf("skeletons cut short")
+	}
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
-	rb := &recordsBlock{block: b, skel: skel}
-	if rb.recs, err = parseIndex(idx, int(n), skel); err != nil {
-		return nil, 0, blockErr(b, err)
+	return rb, len(rb.skel) + len(idx) + len(rb.recs)*64, nil
+}
+
+// next is the offset of the skeleton after ri's.
+func (ri *recIndex) next() int {
+	if ri.flags&flagKept != 0 {
+		return ri.end
 	}
-	return rb, len(skel) + len(idx) + len(rb.recs)*64, nil
+	return ri.end + 1 // the line feed that ends a template
+}
+
+// locate finds the skeletons of recs[from:] in skel, a prefix of the
+// skeleton frame, as far as it goes, and returns how many records are
+// located in all: a kept record's skeleton is its bytes (its length of
+// them), a template ends with a line feed (references skipped, since their
+// bytes may hold one).
+func locate(recs []recIndex, skel []byte, from int) (int, error) {
+	at := 0
+	if from > 0 {
+		at = recs[from-1].next()
+	}
+	i := from
+	for ; i < len(recs); i++ {
+		ri := &recs[i]
+		ri.skel = at
+		if ri.flags&flagKept != 0 {
+			if ri.length > len(skel)-at {
+				break
+			}
+			ri.end = at + ri.length
+		} else {
+			end, err := templateEnd(skel, at, '\n')
+			if err == errNotEnded {
+				break
+			}
+			if err != nil {
+				return i, err
+			}
+			ri.end = end
+		}
+		at = ri.next()
+	}
+	return i, nil
 }
 
 func blockErr(b int, err error) error { return fmt.Errorf("block %d: %w", b, err) }
-
-// parseIndex reads a records block's index, of n records, and finds each
-// record's skeleton in skel.
-func parseIndex(idx []byte, n int, skel []byte) ([]recIndex, error) {
-	recs, err := parseIndexOnly(idx, n)
-	if err != nil {
-		return nil, err
-	}
-	// Each record's skeleton: its bytes if kept, else a template ended by
-	// a line feed (references skipped, since their bytes may hold one).
-	at := 0
-	for i := range recs {
-		recs[i].skel = at
-		if recs[i].flags&flagKept != 0 {
-			if recs[i].length > len(skel)-at {
-				return nil, corruptf("skeletons cut short")
-			}
-			at += recs[i].length
-			recs[i].end = at
-			continue
-		}
-		end, err := templateEnd(skel, at, '\n')
-		if err != nil {
-			return nil, err
-		}
-		recs[i].end = end
-		at = end + 1
-	}
-	if at != len(skel) {
-		return nil, corruptf("%d bytes after the skeletons", len(skel)-at)
-	}
-	return recs, nil
-}
 
 // parseIndexOnly reads a records block's index, of n records.
 func parseIndexOnly(idx []byte, n int) ([]recIndex, error) {
@@ -325,6 +368,9 @@ func parseIndexOnly(idx []byte, n int) ([]recIndex, error) {
 	return recs, nil
 }
 
+// errNotEnded reports a template that runs to the end of what is decoded.
+var errNotEnded = corruptf("template not ended")
+
 // templateEnd returns the offset of the byte end (not a marker) that ends
 // the template starting at src[at], stepping over references, whose bytes
 // may hold it.
@@ -334,7 +380,7 @@ func templateEnd(src []byte, at int, end byte) (int, error) {
 		if next < i {
 			k := bytes.IndexByte(src[i:], end)
 			if k < 0 {
-				return 0, corruptf("template not ended")
+				return 0, errNotEnded
 			}
 			next = i + k
 		}
@@ -346,6 +392,9 @@ func templateEnd(src []byte, at int, end byte) (int, error) {
 			return 0, corruptf("marker %#x in a template", src[m])
 		}
 		_, k, err := varint.Uvarint(src[m+1:])
+		if err == varint.ErrTruncated && m+1+varint.MaxLen > len(src) {
+			return 0, errNotEnded
+		}
 		if err != nil {
 			return 0, corruptf("bad reference")
 		}
@@ -353,17 +402,23 @@ func templateEnd(src []byte, at int, end byte) (int, error) {
 	}
 }
 
-// storeBlock is a store frame, decoded.
+// storeBlock is a store frame, decoded as far as its first len(ends)
+// entries, or whole.
 type storeBlock struct {
-	kind  int // 0 strings, 1 templates
-	first uint32
-	raw   []byte
-	ends  []uint32 // end of each entry in raw (its markEnd)
+	kind     int // 0 strings, 1 templates
+	first    uint32
+	raw      []byte
+	ends     []uint32 // end of each entry in raw (its markEnd)
+	complete bool     // all of the frame is in raw: it may serve as a dictionary
 }
 
-// entry returns the text of entry id of kind t (0 strings, 1 templates).
-func (r *Reader) entry(t int, id uint32, last **storeBlock) ([]byte, error) {
-	if s := *last; s != nil && id >= s.first && id-s.first < uint32(len(s.ends)) {
+// has reports whether entry id is in s.
+func (s *storeBlock) has(id uint32) bool { return id >= s.first && id-s.first < uint32(len(s.ends)) }
+
+// entry returns the text of entry id of kind t (0 strings, 1 templates),
+// decoding its frame whole if full, else as far as the entry.
+func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, error) {
+	if s := *last; s != nil && s.has(id) {
 		return s.text(id - s.first), nil
 	}
 	if id >= r.total[t] {
@@ -372,18 +427,22 @@ func (r *Reader) entry(t int, id uint32, last **storeBlock) ([]byte, error) {
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].first+uint32(fs[i].count) > id }) // exists: id < total
 	if v, ok := r.cache.peek(fs[i].block); ok {
-		if s, ok := v.(*storeBlock); ok && s.kind == t {
+		if s, ok := v.(*storeBlock); ok && s.kind == t && s.has(id) {
 			*last = s
 			return s.text(id - s.first), nil
 		}
 	}
-	// The frame is not at hand: a value that recurs from far back, or one
-	// read by number. Load the frame, and keep the entry.
+	// The frame is not at hand, or not that far: a value that recurs from
+	// far back, or one read by number. Decode it, and keep the entry.
 	hot := uint64(t)<<32 | uint64(id)
 	if text, ok := r.hot.get(hot); ok {
 		return text, nil
 	}
-	s, err := r.store(t, fs[i])
+	need := int(id-fs[i].first) + 1
+	if full {
+		need = 0
+	}
+	s, err := r.store(t, fs[i], need)
 	if err != nil {
 		return nil, err
 	}
@@ -401,9 +460,10 @@ func (s *storeBlock) text(i uint32) []byte {
 	return s.raw[start:s.ends[i]]
 }
 
-// store returns store frame f of kind t, decoded, from the cache.
-func (r *Reader) store(t int, f storeFrame) (*storeBlock, error) {
-	v, err := r.cache.get(f.block, func() (any, int, error) { return r.loadStore(t, f) })
+// store returns store frame f of kind t from the cache, decoded at least as
+// far as its entry need-1 (need 0: whole).
+func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
+	v, err := r.cache.get(f.block, func() (any, int, error) { return r.loadStore(t, f, need) })
 	if err != nil {
 		return nil, err
 	}
@@ -411,10 +471,23 @@ func (r *Reader) store(t int, f storeFrame) (*storeBlock, error) {
 	if !ok || s.kind != t {
 		return nil, blockErr(f.block, corruptf("not the store frame the directory says"))
 	}
-	return s, nil
+	if s.complete || need > 0 && len(s.ends) >= need {
+		return s, nil
+	}
+	if need > 0 {
+		need = max(need, 2*len(s.ends))
+	}
+	v, size, err := r.loadStore(t, f, need)
+	if err != nil {
+		return nil, err
+	}
+	r.cache.replace(f.block, v, size)
+	return v.(*storeBlock), nil
 }
 
-func (r *Reader) loadStore(t int, f storeFrame) (any, int, error) {
+// loadStore reads store frame f of kind t, decoded as far as its entry
+// need-1 (need 0: whole).
+func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	blk, err := r.ix.Block(f.block)
 	if err != nil {
 		return nil, 0, err
@@ -442,31 +515,47 @@ func (r *Reader) loadStore(t int, f storeFrame) (any, int, error) {
 		if i == len(fs) || fs[i].block != fr.dict {
 			return nil, 0, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", fr.dict, kind))
 		}
-		ds, err := r.store(t, fs[i])
+		ds, err := r.store(t, fs[i], 0)
 		if err != nil {
 			return nil, 0, err
 		}
 		dict = ds.raw
 	}
+	if need <= 0 || need > f.count {
+		need = f.count
+	}
 	d := r.decoder()
 	defer r.decs.Put(d)
-	raw, err := d.decode(nil, fr, dict)
+	s := &storeBlock{kind: t, first: f.first, ends: make([]uint32, 0, need)}
+	split := func(raw []byte) {
+		at := 0
+		if n := len(s.ends); n > 0 {
+			at = int(s.ends[n-1]) + 1
+		}
+		for len(s.ends) < f.count {
+			i := bytes.IndexByte(raw[at:], markEnd)
+			if i < 0 {
+				return
+			}
+			s.ends = append(s.ends, uint32(at+i))
+			at += i + 1
+		}
+	}
+	s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, func(raw []byte) bool {
+		split(raw)
+		return len(s.ends) >= need
+	})
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
-	s := &storeBlock{kind: t, first: f.first, raw: raw, ends: make([]uint32, 0, f.count)}
-	for at := 0; at < len(raw); {
-		i := bytes.IndexByte(raw[at:], markEnd)
-		if i < 0 || len(s.ends) == f.count {
-			return nil, 0, blockErr(f.block, corruptf("entries do not match their count"))
-		}
-		s.ends = append(s.ends, uint32(at+i))
-		at += i + 1
+	split(s.raw)
+	if s.complete && (len(s.ends) != f.count || int(s.ends[len(s.ends)-1])+1 != len(s.raw)) {
+		return nil, 0, blockErr(f.block, corruptf("entries do not match their count"))
 	}
-	if len(s.ends) != f.count {
-		return nil, 0, blockErr(f.block, corruptf("%d entries, the directory says %d", len(s.ends), f.count))
+	if len(s.ends) < need {
+		return nil, 0, blockErr(f.block, corruptf("entries cut short"))
 	}
-	return s, len(raw) + 4*len(s.ends), nil
+	return s, len(s.raw) + 4*len(s.ends), nil
 }
 
 func (r *Reader) decoder() *frameDecoder {
@@ -482,9 +571,12 @@ func (r *Reader) decoder() *frameDecoder {
 
 // expander expands records: one goroutine's, with the store frames it
 // used last, so that runs of references to one frame skip the cache.
+// Decoding the archive in order, it decodes frames whole (full); reading
+// records by number, only as far as they need.
 type expander struct {
 	r    *Reader
 	last [2]*storeBlock
+	full bool
 }
 
 var expanders sync.Pool
@@ -496,7 +588,10 @@ func (r *Reader) expander() *expander {
 	return &expander{r: r}
 }
 
-func (r *Reader) putExpander(x *expander) { x.last = [2]*storeBlock{}; expanders.Put(x) }
+func (r *Reader) putExpander(x *expander) {
+	x.last, x.full = [2]*storeBlock{}, false
+	expanders.Put(x)
+}
 
 // record appends record i of rb to dst, with its line feed if it had one,
 // and checks its length and CRC-32.
@@ -551,7 +646,7 @@ func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32) ([]b
 		tmpl = tmpl[i+1+k:]
 		id := ref - 1
 		t := int(mark - markString)
-		text, err := x.r.entry(t, id, &x.last[t])
+		text, err := x.r.entry(t, id, &x.last[t], x.full)
 		if err != nil {
 			return dst, err
 		}

@@ -207,18 +207,26 @@ type source struct {
 	close func()
 }
 
-// openSource sniffs r and, for an archive, finds it a ReaderAt. The caller
-// calls close once done.
+// openSource sniffs r and, for an archive, finds it a ReaderAt: r itself
+// if it is a regular file or has a Size (bytes.Reader, io.SectionReader),
+// else a temporary copy. The caller calls close once done.
 func openSource(r io.Reader, o Options) (*source, error) {
 	s := &source{br: bufio.NewReaderSize(r, sniffWindow), close: func() {}}
 	var err error
 	if s.kind, err = sniff(s.br, o); err != nil || s.kind != kindArchive {
 		return s, err
 	}
-	if f, ok := r.(interface {
+	switch f := r.(type) {
+	case interface {
+		io.ReaderAt
+		Size() int64
+	}: // bytes.Reader, io.SectionReader
+		s.ra, s.size = f, f.Size()
+		return s, nil
+	case interface {
 		io.ReaderAt
 		Stat() (fs.FileInfo, error)
-	}); ok {
+	}: // os.File
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			s.ra, s.size = f, st.Size()
 			return s, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -300,4 +301,24 @@ func (c *readCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// ReadAt and Stat let the pipeline read an archive where it is, when the
+// input is a regular file, instead of copying it.
+func (c *readCounter) ReadAt(p []byte, off int64) (int, error) {
+	ra, ok := c.r.(io.ReaderAt)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	n, err := ra.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *readCounter) Stat() (fs.FileInfo, error) {
+	f, ok := c.r.(*os.File)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return f.Stat()
 }
