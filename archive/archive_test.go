@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -175,5 +176,38 @@ func TestCounts(t *testing.T) {
 	}
 	if c.Strings == 0 || c.Templates == 0 || c.Refs <= c.Strings+c.Templates || sum == 0 || sum > int64(len(packed)) {
 		t.Errorf("counts: %+v", c)
+	}
+}
+
+// TestTable: every value stored is found again while the table is below
+// its largest size, whatever the seeds; at its largest, what is let go is
+// what was used longest ago.
+func TestTable(t *testing.T) {
+	h := newHasher()
+	tb := newTable()
+	const n = 300_000
+	key := func(i int) key { return h.sum([]byte(fmt.Sprint("value ", i))) }
+	for i := range n {
+		tb.insert(key(i), uint32(i))
+	}
+	for i := range n {
+		if id, ok := tb.find(key(i)); !ok || id != uint32(i) {
+			t.Fatalf("value %d: %d, %v", i, id, ok)
+		}
+	}
+	if len(tb.slots) > 4*n {
+		t.Errorf("%d slots for %d values", len(tb.slots), n)
+	}
+	// At its largest, a full table still finds what it was told last.
+	for i := n; i < maxTableSlots+n; i++ {
+		tb.insert(key(i), uint32(i))
+	}
+	if len(tb.slots) != maxTableSlots {
+		t.Errorf("%d slots, over the %d most", len(tb.slots), maxTableSlots)
+	}
+	for i := maxTableSlots + n - 1000; i < maxTableSlots+n; i++ {
+		if id, ok := tb.find(key(i)); !ok || id != uint32(i) {
+			t.Fatalf("recent value %d: %d, %v", i, id, ok)
+		}
 	}
 }

@@ -23,7 +23,8 @@ const (
 	// its skeletons compress well, small enough that reading one record
 	// decodes little.
 	defaultBatch = 8 << 20
-	// maxStoreFrame is the raw size at which a store frame is closed.
+	// maxStoreFrame is the most raw bytes a store frame holds, but for one
+	// entry longer than that.
 	maxStoreFrame = 4 << 20
 	// defaultSegment is how many frames of a stream share a dictionary:
 	// the segment's first frame, whose raw bytes the others are
@@ -166,7 +167,8 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	modelIDs := d.modelIDs
 	skel := d.skel.raw
 	if skel == nil {
-		skel = getBuf(d.o.batchSize() + d.o.batchSize()/4)
+		// Skeletons are a quarter of JSON input, all of other lines.
+		skel = getBuf(d.o.batchSize() / 2)
 	}
 	var counts container.Counts
 	for i := range b.recs {
@@ -266,25 +268,30 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 	} else {
 		d.counts.strings++
 	}
-	id := s.first + uint32(s.count)
-	if s.raw == nil {
-		s.raw = getBuf(d.o.frameSize() + d.o.frameSize()/4)
-	}
-	s.raw = append(append(s.raw, text...), markEnd)
-	s.count++
-	d.t.insert(k, id|tag)
-	if len(s.raw) >= d.o.frameSize() {
+	// A frame is closed before it would pass its size, so that a frame and
+	// its dictionary fit the encoder's window (a longer entry alone may).
+	if s.count > 0 && len(s.raw)+len(text)+1 > d.o.frameSize() {
 		if err := d.send(ctx, d.frameJob(s)); err != nil {
 			return 0, 0, err
 		}
 	}
+	id := s.first + uint32(s.count)
+	if s.raw == nil {
+		s.raw = getBuf(d.o.frameSize())
+	}
+	s.raw = append(append(s.raw, text...), markEnd)
+	s.count++
+	d.t.insert(k, id|tag)
 	return mark, id, nil
 }
 
-// frameJob closes the frame of s and returns its block.
+// frameJob closes the frame of s and returns its block. Only strings
+// frames are compressed against a dictionary: for skeletons and templates
+// it saved 0.1-0.5% of an archive, for two more encoders a worker (16 MiB
+// of history and tables each).
 func (d *deduper) frameJob(s *stream) *blockJob {
 	j := &blockJob{kind: s.kind, first: s.first, count: s.count, raw: s.raw, dictBlock: -1}
-	if s.inSegment > 0 && len(s.dict)+len(s.raw) <= encoderWindow {
+	if s.kind == kindStrings && s.inSegment > 0 && len(s.dict)+len(s.raw) <= encoderWindow {
 		j.dict, j.dictBlock = s.dict, s.dictBlock
 	} else if s.inSegment == 0 {
 		// The first frame of a segment: the dictionary of the others.

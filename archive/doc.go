@@ -70,11 +70,11 @@
 // prepared in advance; two different values of an archive with n distinct
 // values collide with probability about n²/2¹²⁹, and a reader checks every
 // record's CRC-32 besides. It keeps 24 bytes a value in a table of at most
-// 48 MiB (three million values), which holds everything an archive of
-// several GiB makes; past that, a value that finds its bucket full takes
-// the place of the one used longest ago, which is stored again if it
-// recurs. Output is the same for any number of workers, and the same from
-// run to run as long as the table holds everything.
+// 48 MiB (two million values, what several GiB of input make); past that,
+// a new value takes the place of the one used longest ago near its slot,
+// which is stored again if it recurs. Output is the same for any number of
+// workers, and the same from run to run as long as the table holds
+// everything.
 //
 // # Reading
 //

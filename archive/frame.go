@@ -80,9 +80,10 @@ const dictID = 1
 type frameEncoder struct {
 	level zstd.EncoderLevel
 	plain *zstd.Encoder // no dictionary
-	// One encoder per stream for frames with a dictionary, which keeps its
-	// dictionary's tables while the dictionary stays the same: setting
-	// one hashes all of it.
+	// One encoder per stream for frames with a dictionary (strings'
+	// alone, as the writer makes them), which keeps its dictionary's
+	// tables while the dictionary stays the same: setting one hashes all
+	// of it.
 	dict      [numStreams]*zstd.Encoder
 	dictBlock [numStreams]int
 }
@@ -101,9 +102,10 @@ func newZstd(level zstd.EncoderLevel, opts ...zstd.EOption) (*zstd.Encoder, erro
 		zstd.WithWindowSize(encoderWindow), zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true)}, opts...)...)
 }
 
-// encoderWindow is the zstd window: a frame and its dictionary, with room
-// for a long last entry.
-const encoderWindow = 4 * maxStoreFrame
+// encoderWindow is the zstd window: a store frame and its dictionary. Each
+// encoder keeps twice its window of history; a frame with a dictionary
+// that does not fit is compressed alone.
+const encoderWindow = 2 * maxStoreFrame
 
 // appendFrame appends raw, a frame of stream s, compressed with dict (the
 // raw bytes of the frame in block dictBlock) if dict is not nil. Raw bytes

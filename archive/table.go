@@ -6,7 +6,7 @@ import "hash/maphash"
 // seeds drawn at random for each archive written, so values that collide
 // cannot be made in advance. Two different values of an archive with n
 // distinct values share a key with probability about n²/2¹²⁹ (10⁻²⁶ for
-// three million values); a reader checks every record's CRC-32 besides.
+// two million values); a reader checks every record's CRC-32 besides.
 type key struct{ a, b uint64 }
 
 type hasher struct{ a, b maphash.Seed }
@@ -17,11 +17,13 @@ func (h hasher) sum(p []byte) key { return key{maphash.Bytes(h.a, p), maphash.By
 
 // A table maps the keys of the values an archive has stored to their entry
 // ids. Its memory is bounded (maxTableSlots slots of 24 bytes): it starts
-// small and doubles while it is less than half full, and once at its
-// largest, a value that finds its bucket full takes the place of the one
-// used longest ago in it. A value forgotten so is stored again if it comes
-// back; nothing else is ever forgotten, however far apart a value's
-// occurrences are.
+// small and doubles whenever it is half full. A key lives in its home
+// bucket, or if that is full, in the first of the next buckets with room
+// (up to maxProbe of them); once the table is at its largest and all of
+// those are full, a new key takes the place of the one used longest ago in
+// its home bucket. A value forgotten so is stored again if it comes back;
+// nothing else is ever forgotten, however far apart a value's occurrences
+// are.
 type table struct {
 	slots []slot
 	mask  uint64 // buckets - 1
@@ -30,7 +32,8 @@ type table struct {
 }
 
 // slot is one entry of the table; when is 0 for a free slot, else the
-// table's clock when it was last found or stored.
+// table's clock when it was last found or stored. Slots are never emptied,
+// so a free slot ends a key's probe.
 type slot struct {
 	k    key
 	id   uint32
@@ -38,8 +41,9 @@ type slot struct {
 }
 
 const (
-	bucketSlots   = 8       // slots a key may take: one or two cache lines
-	maxTableSlots = 1 << 21 // 48 MiB: three million values at most, before any is forgotten
+	bucketSlots   = 8       // one or two cache lines
+	maxProbe      = 16      // buckets a key may look in
+	maxTableSlots = 1 << 21 // 48 MiB: two million values before any is forgotten
 	minTableSlots = 1 << 10
 )
 
@@ -49,13 +53,14 @@ func newTableOf(slots int) *table {
 	return &table{slots: make([]slot, slots), mask: uint64(slots/bucketSlots - 1)}
 }
 
-func (t *table) bucket(k key) []slot {
-	i := (k.a & t.mask) * bucketSlots
-	return t.slots[i : i+bucketSlots : i+bucketSlots]
+// probe returns the i'th bucket key k may be in.
+func (t *table) probe(k key, i int) []slot {
+	b := ((k.a + uint64(i)) & t.mask) * bucketSlots
+	return t.slots[b : b+bucketSlots : b+bucketSlots]
 }
 
-// tick advances the clock, renumbering the slots' stamps from 1 in their
-// order when it would wrap.
+// tick advances the clock, renumbering the slots' stamps when it would
+// wrap.
 func (t *table) tick() uint32 {
 	if t.clock == 1<<32-1 {
 		t.renumber()
@@ -77,11 +82,16 @@ func (t *table) renumber() {
 
 // find returns the id stored under k.
 func (t *table) find(k key) (uint32, bool) {
-	b := t.bucket(k)
-	for i := range b {
-		if b[i].when != 0 && b[i].k == k {
-			b[i].when = t.tick()
-			return b[i].id, true
+	for i := range maxProbe {
+		b := t.probe(k, i)
+		for j := range b {
+			switch {
+			case b[j].when == 0:
+				return 0, false
+			case b[j].k == k:
+				b[j].when = t.tick()
+				return b[j].id, true
+			}
 		}
 	}
 	return 0, false
@@ -92,40 +102,49 @@ func (t *table) insert(k key, id uint32) {
 	if t.used >= len(t.slots)/2 && len(t.slots) < maxTableSlots {
 		t.grow()
 	}
-	b := t.bucket(k)
-	victim := 0
-	for i := range b {
-		if b[i].when == 0 {
-			victim = i
-			t.used++
-			break
-		}
-		if b[i].when < b[victim].when {
-			victim = i
-		}
-	}
-	b[victim] = slot{k: k, id: id, when: t.tick()}
-}
-
-// grow doubles the table, keeping every entry.
-func (t *table) grow() {
-	old := t.slots
-	n := newTableOf(2 * len(old))
-	n.clock = t.clock
-	for _, s := range old {
-		if s.when == 0 {
+	for !t.place(slot{k: k, id: id, when: t.tick()}) {
+		if len(t.slots) < maxTableSlots {
+			t.grow()
 			continue
 		}
-		b := n.bucket(s.k)
-		for i := range b {
-			if b[i].when == 0 {
-				b[i] = s
-				n.used++
-				break
+		// At its largest, and full all along the probe: forget the
+		// value used longest ago in the home bucket.
+		b := t.probe(k, 0)
+		victim := 0
+		for j := range b {
+			if b[j].when < b[victim].when {
+				victim = j
 			}
 		}
-		// A full bucket in a table half as full as before: the entry is
-		// dropped, as insert would drop the oldest.
+		b[victim] = slot{k: k, id: id, when: t.clock}
+		return
+	}
+}
+
+// place puts s in the first free slot of its probe, if there is one.
+func (t *table) place(s slot) bool {
+	for i := range maxProbe {
+		b := t.probe(s.k, i)
+		for j := range b {
+			if b[j].when == 0 {
+				b[j] = s
+				t.used++
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// grow doubles the table, keeping every entry it can (a probe that
+// overflows even so loses the entry, which is stored again if it recurs).
+func (t *table) grow() {
+	n := newTableOf(2 * len(t.slots))
+	n.clock = t.clock
+	for _, s := range t.slots {
+		if s.when != 0 {
+			n.place(s)
+		}
 	}
 	*t = *n
 }
