@@ -40,6 +40,19 @@ func (c *cache) init(budget int) {
 	c.lru.Init()
 }
 
+// prefetch loads block b with load unless the cache holds it or is loading
+// it already: it never waits for another's load.
+func (c *cache) prefetch(b int, load func() (any, int, error)) error {
+	c.mu.Lock()
+	_, ok := c.items[b]
+	c.mu.Unlock()
+	if ok {
+		return nil
+	}
+	_, err := c.get(b, load)
+	return err
+}
+
 // peek returns block b if the cache holds it, loaded.
 func (c *cache) peek(b int) (any, bool) {
 	c.mu.Lock()

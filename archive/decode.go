@@ -50,11 +50,20 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 		records      int
 		lines, bytes int64
 	}
+	// Store frames by block, so that workers decode them as they come in
+	// the file: ahead of the records blocks that refer to them, which the
+	// writer puts before them.
+	stores := map[int]storeFrame{}
+	for _, fs := range r.frames {
+		for _, f := range fs {
+			stores[f.block] = f
+		}
+	}
 	err := flow.Ordered(ctx, workers, 2*workers, flowBudget,
 		func(ctx context.Context, emit func(int, int) error) error {
 			for b := range r.ix.Blocks() {
-				if r.ix.BlockRecords(b) == 0 {
-					continue
+				if _, store := stores[b]; !store && r.ix.BlockRecords(b) == 0 {
+					continue // the directory
 				}
 				if err := emit(b, 0); err != nil {
 					return err
@@ -63,6 +72,9 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			return nil
 		},
 		func(worker int, b int, send func(piece, int) error) error {
+			if f, ok := stores[b]; ok {
+				return r.cache.prefetch(b, func() (any, int, error) { return r.loadStore(f.kind, f, 0) })
+			}
 			if o.Check && checks[worker] == nil {
 				var err error
 				if checks[worker], err = codec.NewEncoder(); err != nil {

@@ -198,12 +198,15 @@ const prefixStep = 128 << 10
 
 // decodePrefix appends the raw bytes of f to dst as decode does, but stops
 // as soon as enough, called with what it has so far (all of it appended
-// since dst's end), says it is enough. complete reports whether all of the
-// frame was decoded. A read of one record so decodes only as far as the
-// record, not its whole frame.
+// since dst's end), says it is enough; a nil enough decodes all of it.
+// complete reports whether all of the frame was decoded. A read of one
+// record so decodes only as far as the record, not its whole frame.
 func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) (out []byte, complete bool, err error) {
-	if f.coder == coderStored {
-		return append(dst, f.data...), true, nil
+	if f.coder == coderStored || enough == nil {
+		// All of it: DecodeAll is the fast way, the streaming decoder
+		// moving its history block by block.
+		out, err = d.decode(dst, f, dict)
+		return out, err == nil, err
 	}
 	start := len(dst)
 	if dict != nil {

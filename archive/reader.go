@@ -32,6 +32,7 @@ type storeFrame struct {
 	block int
 	first uint32
 	count int
+	kind  int // 0 strings, 1 templates
 }
 
 // NewReader opens the archive ra of size bytes: it reads the container's
@@ -97,7 +98,7 @@ func (r *Reader) parseDirectory(b []byte, blocks int) error {
 		if uint64(r.total[t])+count >= idTemplate {
 			return corruptf("too many entries")
 		}
-		r.frames[t] = append(r.frames[t], storeFrame{block: block, first: r.total[t], count: int(count)})
+		r.frames[t] = append(r.frames[t], storeFrame{block: block, first: r.total[t], count: int(count), kind: t})
 		r.total[t] += uint32(count)
 		prev = block
 	}
@@ -233,11 +234,15 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 	if need <= 0 || need > len(rb.recs) {
 		need = len(rb.recs)
 	}
-	var locErr error
-	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, func(raw []byte) bool {
-		rb.located, locErr = locate(rb.recs, raw, rb.located)
-		return locErr != nil || rb.located >= need
-	})
+	var enough func([]byte) bool
+	if need < len(rb.recs) {
+		enough = func(raw []byte) bool {
+			var err error
+			rb.located, err = locate(rb.recs, raw, rb.located)
+			return err != nil || rb.located >= need
+		}
+	}
+	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, enough)
 	if err == nil {
 		rb.located, err = locate(rb.recs, rb.skel, rb.located)
 	}
@@ -541,10 +546,14 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 			at += i + 1
 		}
 	}
-	s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, func(raw []byte) bool {
-		split(raw)
-		return len(s.ends) >= need
-	})
+	var enough func([]byte) bool
+	if need < f.count {
+		enough = func(raw []byte) bool {
+			split(raw)
+			return len(s.ends) >= need
+		}
+	}
+	s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, enough)
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
