@@ -376,9 +376,9 @@ func BenchmarkArchive(b *testing.B) {
 // BenchmarkArchiveRecord times reading one record, chosen at random, from
 // an archive: M2M_ARCHIVE (a file m2m-batch --archive wrote; see
 // README.md for the 1 GiB one), else the corpus archived in memory.
-// open=once keeps one pipeline.Reader, and so its cache of decoded
-// sections, across reads; open=each opens the file for every read, as a
-// command that prints one record would.
+// open=once keeps one pipeline.Reader, and so its cache of decoded frames
+// (the dictionaries among them), across reads; open=each opens the file
+// for every read, as a command that prints one record would.
 func BenchmarkArchiveRecord(b *testing.B) {
 	var ra interface {
 		io.ReaderAt

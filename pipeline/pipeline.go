@@ -21,8 +21,13 @@
 //
 // Output is a container file (package container), or, with FormatLines,
 // one wire string per line: the string forms the reference's decoder
-// reads, for text channels. Decompress reads both, and lines files written
-// by any M2M implementation.
+// reads, for text channels, or with Options.Archive an archive (package
+// archive). Decompress, Test and List read all three, telling them apart
+// by their first bytes (a container by its magic, an archive by its first
+// block, a lines file by a wire message among its first lines), and lines
+// files written by any M2M implementation. An archive is read at any
+// offset: from a regular file or a sized reader in place, from a pipe
+// through a temporary copy.
 //
 // With Options.Security, every record is sealed under the key, and a
 // container as a whole too: each block carries a MAC that binds its
@@ -126,10 +131,11 @@ type Options struct {
 	Key      []byte
 	Codec    []codec.Option
 	Batch    int // bytes of input per batch; default 256 KiB (archives: 8 MiB)
-	// Archive writes an archive instead of per-record messages: blocks
-	// compressed as a unit, with JSON values that repeat across the corpus
-	// stored once (package archive). Algorithm, Quality and Format do not
-	// apply; Security is refused.
+	// Archive writes an archive instead of per-record messages: every JSON
+	// value of 64 bytes or more stored once in the whole corpus, text
+	// apart from structure (package archive). Algorithm, Quality and
+	// Format do not apply; Security is refused. Workers sets the
+	// archive's too.
 	Archive        bool
 	ArchiveOptions archive.Options
 	// CopyUnknown makes Decompress copy input that is not an m2m file to
