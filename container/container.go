@@ -39,10 +39,17 @@ func HasMagic(p []byte) bool {
 // that starts with head, if head holds it; ok is false if it does not, or
 // if the file has no blocks.
 func FirstBlockType(head []byte) (typ byte, ok bool) {
-	if !HasMagic(head) || len(head) <= headerLen || head[headerLen] == typeIndex {
+	if !HasMagic(head) || len(head) <= headerLen {
 		return 0, false
 	}
-	return head[headerLen], true
+	at := headerLen
+	if head[9]&flagSealed != 0 {
+		at += IDLen // a sealed file's id follows the header
+	}
+	if len(head) <= at || head[at] == typeIndex {
+		return 0, false
+	}
+	return head[at], true
 }
 
 // IsCutMagic reports whether p, the whole of a file, is a container's

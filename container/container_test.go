@@ -346,3 +346,30 @@ func ExampleWriter() {
 	fmt.Println(len(recs), string(recs[1].Data), recs[1].NoNewline, err)
 	// Output: 2 last line true <nil>
 }
+
+// TestFirstBlockType: the type of the first block, past a sealed file's
+// random id, whatever that id's bytes are; none for a file with no blocks.
+func TestFirstBlockType(t *testing.T) {
+	key := bytes.Repeat([]byte{3}, MinKeyLen)
+	for i := range 1000 {
+		var out bytes.Buffer
+		var k []byte
+		if i%2 == 1 {
+			k = key
+		}
+		w, err := NewWriter(&out, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bb BlockBuilder
+		bb.Add(Record{Encoding: Raw, Data: []byte("x")})
+		if i%3 > 0 {
+			w.Write(bb.Block(), Counts{Records: 1, Lines: 1, Bytes: 2})
+		}
+		w.Close()
+		typ, ok := FirstBlockType(out.Bytes())
+		if want := i%3 > 0; ok != want || ok && typ != TypeRecords {
+			t.Fatalf("file %d (sealed %v): type %#x, %v; want records: %v", i, k != nil, typ, ok, want)
+		}
+	}
+}
