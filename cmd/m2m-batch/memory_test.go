@@ -54,7 +54,7 @@ func peakRSS(t *testing.T, dir string, args ...string) (int, int64, string) {
 	if !ok {
 		t.Fatal("no rusage")
 	}
-	return cmd.ProcessState.ExitCode(), ru.Maxrss << 10, stderr.String()
+	return cmd.ProcessState.ExitCode(), int64(ru.Maxrss) << 10, stderr.String()
 }
 
 // maxJSON is a JSON record of n bytes, just under the protocol's 16 MiB
