@@ -1,0 +1,277 @@
+package ppm
+
+// Coding a symbol: in each context from the current one down its suffixes,
+// first whether the symbol is one the context has seen (and no higher
+// order excluded), as a binary decision whose probability an adaptive
+// table learns from the context's statistics (secondary escape
+// estimation); then, if it is, which one, by the counts; else the next
+// context, excluding what this one had. Below order 0, every symbol not
+// excluded is equally likely.
+
+// see is the table of escape probabilities: 12 bits, of the symbol not
+// being among the context's, by seeIndex.
+const seeSize = 1 << 16
+
+// seeIndex is the secondary-estimation context of a context c, n of whose
+// symbols are not excluded and total their counts: the counts (the one
+// symbol's, or how many symbols and their average), the order, how many
+// more symbols the shorter context has seen, whether the context is young,
+// whether a longer one escaped, whether the last symbol was found at once,
+// and the class of the last byte.
+func (m *model) seeIndex(c, n, total uint32) uint32 {
+	var x uint32
+	if n == 1 {
+		x = min(total/freqStep, 31)
+	} else {
+		x = 32 + min(bucket(n), 7)<<3 | min(bucket(total/n/freqStep), 7)
+	}
+	o := uint32(min(m.order(c), 15)) / 2
+	var more uint32
+	if suf := m.suffix(c); suf != 0 {
+		switch d := m.numStats(suf) - min(m.numStats(suf), m.numStats(c)); {
+		case d == 0:
+		case d <= 2:
+			more = 1
+		default:
+			more = 2
+		}
+	}
+	var flags uint32
+	if m.epochMasked {
+		flags |= 1
+	}
+	if m.lastFirst {
+		flags |= 2
+	}
+	if m.summ(c) < 3*freqStep*m.numStats(c) {
+		flags |= 4
+	}
+	return ((((x<<3|o)*3+more)<<3|flags)<<2 | m.prevClass) & (seeSize - 1)
+}
+
+// byteClass sorts bytes in four: letters, digits, space and JSON escapes,
+// everything else.
+func byteClass(b byte) uint32 {
+	switch {
+	case b|0x20 >= 'a' && b|0x20 <= 'z' || b >= 0x80:
+		return 0
+	case b >= '0' && b <= '9':
+		return 1
+	case b == ' ' || b == '\\' || b == 'n':
+		return 2
+	}
+	return 3
+}
+
+// bucket is about the log2 of v: 0, 1, 2, 3-4, 5-8, ...
+func bucket(v uint32) uint32 {
+	b := uint32(0)
+	for v > 1 {
+		v = (v + 1) / 2
+		b++
+	}
+	return b
+}
+
+// A prob is an adaptive probability of a 0, in 12 bits, with a count of
+// what it has seen: it learns fast at first (a running mean), then at a
+// rate of 1/32.
+type prob struct {
+	p uint16
+	n uint16
+}
+
+func (q *prob) get() uint32 { return uint32(q.p) }
+
+// adapt moves q toward the bit seen.
+func adapt(q *prob, bit int) {
+	target := int32(0)
+	if bit == 0 {
+		target = 4096
+	}
+	if q.n < 30 {
+		q.n++
+	}
+	d := (target - int32(q.p)) / int32(q.n+2)
+	np := int32(q.p) + d
+	q.p = uint16(min(max(np, 32), 4096-32))
+}
+
+// encodeSymbol codes b in the model's current context and learns it.
+func (m *model) encodeSymbol(e *encoder, b byte) {
+	m.epoch++
+	m.epochMasked = false
+	m.escaped = m.escaped[:0]
+	if pred, p, ok := m.matchPredict(); ok {
+		if b == pred {
+			e.encodeBit(p, 0)
+			m.learn(b)
+			return
+		}
+		e.encodeBit(p, 1)
+		m.mask[pred] = m.epoch
+		m.epochMasked = true
+	}
+	first := true
+	for c := m.cur; c != 0; c = m.suffix(c) {
+		n := m.numStats(c)
+		if n == 0 {
+			m.escaped = append(m.escaped, c)
+			continue
+		}
+		// Totals over the symbols not excluded by higher orders.
+		var total, cum, unmasked uint32
+		found := uint32(0)
+		s := m.stats(c)
+		for i := uint32(0); i < n; i++ {
+			w := s + i*stateWords
+			sym := byte(m.mem[w])
+			if m.mask[sym] == m.epoch {
+				continue
+			}
+			f := m.mem[w] >> 8
+			if sym == b {
+				found, cum = w, total
+			}
+			total += f
+			unmasked++
+		}
+		if unmasked == 0 {
+			m.escaped = append(m.escaped, c)
+			continue
+		}
+		p := &m.see[m.seeIndex(c, unmasked, total)]
+		if found != 0 {
+			e.encodeBit(p.get(), 0)
+			adapt(p, 0)
+			if unmasked > 1 {
+				e.encode(cum, m.freq(found), total)
+			}
+			m.lastFirst = first
+			m.update(c, found, b)
+			return
+		}
+		e.encodeBit(p.get(), 1)
+		adapt(p, 1)
+		for i := uint32(0); i < n; i++ {
+			m.mask[byte(m.mem[s+i*stateWords])] = m.epoch
+		}
+		m.epochMasked = true
+		m.escaped = append(m.escaped, c)
+		first = false
+	}
+	// Order -1: every symbol not excluded, equally likely.
+	var cum, total uint32
+	for i := range 256 {
+		if m.mask[i] == m.epoch {
+			continue
+		}
+		if byte(i) == b {
+			cum = total
+		}
+		total++
+	}
+	e.encode(cum, 1, total)
+	m.lastFirst = false
+	m.update(0, 0, b)
+}
+
+// decodeSymbol decodes a symbol in the model's current context and learns
+// it; ok is false for data no encoder made.
+func (m *model) decodeSymbol(d *decoder) (byte, bool) {
+	m.epoch++
+	m.epochMasked = false
+	m.escaped = m.escaped[:0]
+	if pred, p, ok := m.matchPredict(); ok {
+		if d.decodeBit(p) == 0 {
+			m.learn(pred)
+			return pred, true
+		}
+		m.mask[pred] = m.epoch
+		m.epochMasked = true
+	}
+	first := true
+	for c := m.cur; c != 0; c = m.suffix(c) {
+		n := m.numStats(c)
+		if n == 0 {
+			m.escaped = append(m.escaped, c)
+			continue
+		}
+		var total, unmasked, only uint32
+		s := m.stats(c)
+		for i := uint32(0); i < n; i++ {
+			w := s + i*stateWords
+			if m.mask[byte(m.mem[w])] == m.epoch {
+				continue
+			}
+			total += m.mem[w] >> 8
+			unmasked++
+			only = w
+		}
+		if unmasked == 0 {
+			m.escaped = append(m.escaped, c)
+			continue
+		}
+		p := &m.see[m.seeIndex(c, unmasked, total)]
+		if d.decodeBit(p.get()) == 0 {
+			adapt(p, 0)
+			m.lastFirst = first
+			if unmasked == 1 {
+				sym := byte(m.mem[only])
+				m.update(c, only, sym)
+				return sym, true
+			}
+			v := d.threshold(total)
+			var cum uint32
+			for i := uint32(0); i < n; i++ {
+				w := s + i*stateWords
+				sym := byte(m.mem[w])
+				if m.mask[sym] == m.epoch {
+					continue
+				}
+				f := m.mem[w] >> 8
+				if v < cum+f {
+					d.decode(cum, f)
+					m.update(c, w, sym)
+					return sym, true
+				}
+				cum += f
+			}
+			return 0, false
+		}
+		adapt(p, 1)
+		for i := uint32(0); i < n; i++ {
+			m.mask[byte(m.mem[s+i*stateWords])] = m.epoch
+		}
+		m.epochMasked = true
+		m.escaped = append(m.escaped, c)
+		first = false
+	}
+	var total uint32
+	for i := range 256 {
+		if m.mask[i] != m.epoch {
+			total++
+		}
+	}
+	if total == 0 {
+		return 0, false
+	}
+	v := d.threshold(total)
+	if v >= total {
+		return 0, false
+	}
+	var cum uint32
+	for i := range 256 {
+		if m.mask[i] == m.epoch {
+			continue
+		}
+		if cum == v {
+			d.decode(cum, 1)
+			m.lastFirst = false
+			m.update(0, 0, byte(i))
+			return byte(i), true
+		}
+		cum++
+	}
+	return 0, false
+}

@@ -1,0 +1,87 @@
+package ppm
+
+// The match model: the bytes coded so far, and a table from the hash of
+// the last matchMin bytes to where they last ended. While the bytes before
+// the current position repeat an earlier stretch, the byte that followed
+// that stretch is predicted, with a probability learned by the length of
+// the match: near-duplicate text (the same prompt with another question,
+// an answer with another ending) costs little more than a bit a byte.
+const (
+	matchMin   = 8
+	matchBits  = 20
+	matchLimit = 65535
+)
+
+type matcher struct {
+	hist  []byte
+	table []uint32 // hash of matchMin bytes -> position after them, +1
+	ptr   int      // position in hist of the predicted byte, while len > 0
+	len   int      // length of the current match
+	prob  [24]prob // how often a match was right, by bucket of its length
+}
+
+func (t *matcher) init(capacity int) {
+	t.hist = make([]byte, 0, capacity)
+	t.table = make([]uint32, 1<<matchBits)
+	t.ptr, t.len = 0, 0
+	for i := range t.prob {
+		t.prob[i] = prob{p: 2048}
+	}
+}
+
+func (t *matcher) hash() uint32 {
+	h := t.hist[len(t.hist)-matchMin:]
+	v := uint64(h[0]) | uint64(h[1])<<8 | uint64(h[2])<<16 | uint64(h[3])<<24 |
+		uint64(h[4])<<32 | uint64(h[5])<<40 | uint64(h[6])<<48 | uint64(h[7])<<56
+	return uint32((v * 0x9E3779B97F4A7C15) >> (64 - matchBits))
+}
+
+// push appends b to the history and moves the match on, learning how
+// often a match of its length predicts right.
+func (t *matcher) push(b byte) {
+	if t.hist == nil {
+		return
+	}
+	if t.len > 0 {
+		bit := 1
+		if t.hist[t.ptr] == b {
+			bit = 0
+		}
+		adapt(&t.prob[t.bucket()], bit)
+		if bit == 0 && t.len < matchLimit {
+			t.ptr++
+			t.len++
+		} else {
+			t.len = 0
+		}
+	}
+	t.hist = append(t.hist, b)
+	if len(t.hist) < matchMin {
+		return
+	}
+	h := t.hash()
+	if t.len == 0 {
+		if at := t.table[h]; at != 0 {
+			t.ptr, t.len = int(at-1), 1
+		}
+	}
+	t.table[h] = uint32(len(t.hist) + 1)
+}
+
+func (t *matcher) bucket() int { return min(int(bucket(uint32(t.len))), len(t.prob)-1) }
+
+// matchConfident is how often a match must have been right, at its
+// length, to be coded at all: a guess right 63% of the time costs about a
+// bit to confirm or refute, more than the context model pays for the byte.
+const matchConfident = 4096 * 15 / 16
+
+// matchPredict returns the byte the match predicts and the probability of
+// its being right, if the match is long enough to be worth coding.
+func (m *model) matchPredict() (byte, uint32, bool) {
+	t := &m.match
+	if t.len == 0 || t.ptr >= len(t.hist) {
+		return 0, 0, false
+	}
+	p := t.prob[t.bucket()].get()
+	return t.hist[t.ptr], p, p >= matchConfident
+}

@@ -1,0 +1,328 @@
+package ppm
+
+// The model: a tree of contexts, each the string of the last k bytes
+// (k its order, up to maxOrder), with the bytes seen after it and how
+// often. Contexts and their symbol arrays live in an arena of 32-bit
+// words, addressed by index (0 is nil), so the model is one allocation of
+// the configured size; when it is full the model starts afresh, the
+// encoder and the decoder at the same byte.
+//
+//	context = numStats | order<<16 ; summFreq ; stats ; suffix
+//	state   = symbol | freq<<8 ; successor
+//
+// A state's successor is the context of order k+1 that the symbol makes
+// of its context, made when first needed; until then, if the symbol has
+// been seen there once, the position in the text after it (textTag set):
+// the context is made then with the symbol that followed that time, so a
+// stretch of text seen once is predicted the second time from its longest
+// context on (PPMd's way).
+const (
+	ctxWords   = 4
+	stateWords = 2
+
+	maxFreq  = 124 // a symbol's count past which its context's counts are halved
+	freqStep = 4   // a symbol's count grows by this when it is seen
+
+	textTag = 1 << 31 // a successor that is a position in the text
+)
+
+type model struct {
+	mem      []uint32
+	top      uint32
+	free     [9]uint32 // free state arrays by capacity class (1<<i states), linked through their first word
+	maxOrder int
+	root     uint32
+	cur      uint32 // the context the next symbol is coded in
+
+	epoch uint32
+	mask  [256]uint32 // symbols seen in a context escaped from, while mask[s] == epoch
+	// escaped lists the contexts escaped from while coding a symbol, for
+	// the update.
+	escaped []uint32
+
+	see         [seeSize]prob
+	epochMasked bool // a context escaped from while coding this symbol
+	lastFirst   bool // the last symbol was found in the first context tried
+	prevClass   uint32
+
+	match matcher
+}
+
+func newModel(words int, maxOrder int) *model {
+	m := &model{mem: make([]uint32, words), maxOrder: maxOrder}
+	m.restart()
+	return m
+}
+
+// restart empties the model.
+func (m *model) restart() {
+	m.top = 1
+	m.free = [9]uint32{}
+	m.root = m.allocCtx(0, 0)
+	m.cur = m.root
+	clear(m.mask[:])
+	m.epoch = 0
+	for i := range m.see {
+		m.see[i] = prob{p: 4096 * 3 / 4}
+	}
+
+	m.lastFirst = false
+}
+
+// learn updates the model with symbol b predicted by the match model: as
+// if the context coding found it, in the first context that has it.
+func (m *model) learn(b byte) {
+	for c := m.cur; c != 0; c = m.suffix(c) {
+		if s := m.find(c, b); s != 0 {
+			m.update(c, s, b)
+			return
+		}
+		m.escaped = append(m.escaped, c)
+	}
+	m.update(0, 0, b)
+}
+
+// Context fields.
+func (m *model) numStats(c uint32) uint32 { return m.mem[c] & 0xFFFF }
+func (m *model) order(c uint32) int       { return int(m.mem[c] >> 16) }
+func (m *model) summ(c uint32) uint32     { return m.mem[c+1] }
+func (m *model) stats(c uint32) uint32    { return m.mem[c+2] }
+func (m *model) suffix(c uint32) uint32   { return m.mem[c+3] }
+
+// State fields: s is a word index into a state array.
+func (m *model) sym(s uint32) byte         { return byte(m.mem[s]) }
+func (m *model) freq(s uint32) uint32      { return m.mem[s] >> 8 }
+func (m *model) successor(s uint32) uint32 { return m.mem[s+1] }
+
+// alloc returns n free words, or 0 if the arena is full.
+func (m *model) alloc(n uint32) uint32 {
+	if int(m.top)+int(n) > len(m.mem) {
+		return 0
+	}
+	at := m.top
+	m.top += n
+	return at
+}
+
+// allocCtx makes an empty context, or returns 0 if memory is out.
+func (m *model) allocCtx(order int, suffix uint32) uint32 {
+	c := m.alloc(ctxWords)
+	if c != 0 {
+		m.mem[c], m.mem[c+1], m.mem[c+2], m.mem[c+3] = uint32(order)<<16, 0, 0, suffix
+	}
+	return c
+}
+
+// capClass is the capacity class of an array of n states: 1<<class states.
+func capClass(n uint32) uint32 {
+	c := uint32(0)
+	for 1<<c < n {
+		c++
+	}
+	return c
+}
+
+// allocStates returns room for 1<<class states, or 0.
+func (m *model) allocStates(class uint32) uint32 {
+	if s := m.free[class]; s != 0 {
+		m.free[class] = m.mem[s]
+		return s
+	}
+	return m.alloc(stateWords << class)
+}
+
+func (m *model) freeStates(s, class uint32) {
+	m.mem[s] = m.free[class]
+	m.free[class] = s
+}
+
+// find returns the state of symbol b in context c, or 0.
+func (m *model) find(c uint32, b byte) uint32 {
+	s := m.stats(c)
+	for n := m.numStats(c); n > 0; n-- {
+		if byte(m.mem[s]) == b {
+			return s
+		}
+		s += stateWords
+	}
+	return 0
+}
+
+// addState adds symbol b to context c with count f, and returns its state,
+// or 0 if memory is out.
+func (m *model) addState(c uint32, b byte, f uint32) uint32 {
+	n := m.numStats(c)
+	s := m.stats(c)
+	if n == 0 || n&(n-1) == 0 {
+		// Empty, or full at a power of two: a larger array.
+		class := capClass(n + 1)
+		ns := m.allocStates(class)
+		if ns == 0 {
+			return 0
+		}
+		copy(m.mem[ns:ns+n*stateWords], m.mem[s:s+n*stateWords])
+		if n > 0 {
+			m.freeStates(s, capClass(n))
+		}
+		s = ns
+		m.mem[c+2] = s
+	}
+	at := s + n*stateWords
+	m.mem[at], m.mem[at+1] = uint32(b)|f<<8, 0
+	m.mem[c] = m.mem[c]&^0xFFFF | (n + 1)
+	m.mem[c+1] += f
+	return at
+}
+
+// bump counts symbol state s of context c once more, halving the
+// context's counts past maxFreq, and moves it before its predecessor if it
+// is now more frequent, so searches find frequent symbols first.
+func (m *model) bump(c, s uint32) {
+	f := m.freq(s) + freqStep
+	m.mem[s] = m.mem[s]&0xFF | f<<8
+	m.mem[c+1] += freqStep
+	if f > maxFreq {
+		m.rescale(c)
+		return
+	}
+	if first := m.stats(c); s > first && m.freq(s-stateWords) < f {
+		p := s - stateWords
+		m.mem[p], m.mem[s] = m.mem[s], m.mem[p]
+		m.mem[p+1], m.mem[s+1] = m.mem[s+1], m.mem[p+1]
+	}
+}
+
+func (m *model) rescale(c uint32) {
+	s := m.stats(c)
+	n := m.numStats(c)
+	var summ uint32
+	for i := uint32(0); i < n; i++ {
+		w := s + i*stateWords
+		f := (m.freq(w) + 1) / 2
+		m.mem[w] = m.mem[w]&0xFF | f<<8
+		summ += f
+	}
+	m.mem[c+1] = summ
+	// Keep the most frequent first.
+	for i := uint32(1); i < n; i++ {
+		for j := i; j > 0 && m.freq(s+j*stateWords) > m.freq(s+(j-1)*stateWords); j-- {
+			a, b := s+j*stateWords, s+(j-1)*stateWords
+			m.mem[a], m.mem[b] = m.mem[b], m.mem[a]
+			m.mem[a+1], m.mem[b+1] = m.mem[b+1], m.mem[a+1]
+		}
+	}
+}
+
+// successorOf returns the context that symbol b makes of context c (whose
+// state s holds b), making it if need be; 0 if memory is out. Its suffix
+// is the context b makes of c's suffix, which holds b too. A context made
+// from a text position starts with the symbol found there.
+func (m *model) successorOf(c, s uint32, b byte) uint32 {
+	t := m.successor(s)
+	if t != 0 && t&textTag == 0 {
+		return t
+	}
+	var suf uint32
+	if c == m.root {
+		suf = m.root
+	} else {
+		sc := m.suffix(c)
+		ss := m.find(sc, b)
+		if ss == 0 {
+			return 0 // cannot happen: a context's symbols are its suffix's too
+		}
+		if suf = m.successorOf(sc, ss, b); suf == 0 {
+			return 0
+		}
+	}
+	n := m.allocCtx(m.order(c)+1, suf)
+	if n == 0 {
+		return 0
+	}
+	if t != 0 {
+		if at := int(t &^ textTag); at < len(m.match.hist) {
+			ns := m.addState(n, m.match.hist[at], freqStep)
+			if ns == 0 {
+				return 0
+			}
+			m.mem[ns+1] = textTag | uint32(at+1)
+		}
+	}
+	m.mem[s+1] = n
+	return n
+}
+
+// update learns symbol b, found in context found at state s (found 0: in
+// no context, at order -1), after escaping from the contexts in
+// m.escaped, and moves to the context of the next symbol. It restarts the
+// model when memory runs out.
+func (m *model) update(found, s uint32, b byte) {
+	m.match.push(b)
+	m.prevClass = byteClass(b)
+	ok := true
+	// The symbol's share of its context, before counting it: what the
+	// contexts that lacked it start it with (information inheritance).
+	var pf, pt uint32 = 1, 2
+	if found != 0 {
+		pf, pt = m.freq(s), m.summ(found)
+		// A symbol still rare where it was found is counted a little in
+		// the shorter context too, which will predict it next time a
+		// longer one is new.
+		if suf := m.suffix(found); pf < maxFreq/4 && suf != 0 {
+			if ss := m.find(suf, b); ss != 0 && m.freq(ss) < maxFreq-freqStep {
+				m.mem[ss] += (freqStep / 2) << 8
+				m.mem[suf+1] += freqStep / 2
+			}
+		}
+		m.bump(found, s)
+		s = m.find(found, b) // bumping may have moved it
+	}
+	next := textTag | uint32(len(m.match.hist)) // after b, which push appended
+	for _, e := range m.escaped {
+		ns := m.addState(e, b, inherit(m.summ(e), pf, pt))
+		if ns == 0 {
+			ok = false
+			break
+		}
+		m.mem[ns+1] = next
+		if found == 0 && e == m.root {
+			found, s = e, ns
+		}
+	}
+	if !ok {
+		m.restart()
+		return
+	}
+	if found == 0 {
+		// Everything was escaped, the root included: it holds b now.
+		found, s = m.root, m.find(m.root, b)
+	}
+	base, bs := found, s
+	if m.order(base) >= m.maxOrder {
+		base = m.suffix(base)
+		bs = m.find(base, b)
+	}
+	succ := m.successorOf(base, bs, b)
+	if succ == 0 {
+		m.restart()
+		return
+	}
+	m.cur = succ
+}
+
+// inherit is the count a symbol starts with in a context whose counts
+// total t, given that it had pf of pt where it was found: about its share
+// there, as a share of this context, within one step and a quarter of the
+// most a count may be.
+func inherit(t, pf, pt uint32) uint32 {
+	if pt <= pf {
+		return maxFreq / 4
+	}
+	var f uint32
+	if t == 0 {
+		f = freqStep * (1 + 3*pf/pt)
+	} else {
+		f = pf * t / (pt - pf)
+	}
+	return min(max(f, freqStep/2), maxFreq/4)
+}

@@ -1,0 +1,107 @@
+package ppm
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// Options configure a coder. The zero value means the defaults.
+type Options struct {
+	// Order is the longest context the model learns, 2 to 64; default 16.
+	Order int
+	// Memory is the model's size in MiB, 1 to 4096; default 256. A
+	// decoder needs the same, and refuses data asking for more than its
+	// MaxMemory.
+	Memory int
+	// MaxMemory is the most a decoder gives a model, in MiB; default 512.
+	MaxMemory int
+}
+
+func (o Options) order() int     { return pick(o.Order, 16) }
+func (o Options) memory() int    { return pick(o.Memory, 256) }
+func (o Options) maxMemory() int { return pick(o.MaxMemory, 512) }
+
+func pick(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Errors a decoder reports.
+var (
+	ErrCorrupt = errors.New("ppm: corrupt data")
+	ErrMemory  = errors.New("ppm: the data asks for more model memory than allowed")
+)
+
+const version = 1
+
+// header = version | order | uvarint memory_mib | uvarint raw_len | crc32 (4, of the raw bytes)
+func appendHeader(dst []byte, order, memory, rawLen int, sum uint32) []byte {
+	dst = append(dst, version, byte(order))
+	dst = varint.AppendUvarint64(dst, uint64(memory))
+	dst = varint.AppendUvarint64(dst, uint64(rawLen))
+	return binary.LittleEndian.AppendUint32(dst, sum)
+}
+
+// AppendEncode appends the coded src to dst.
+func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
+	order, memory := o.order(), o.memory()
+	if order < 2 || order > 64 || memory < 1 || memory > 4096 {
+		return dst, fmt.Errorf("ppm: order %d or memory %d MiB out of range", order, memory)
+	}
+	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src))
+	m := newModel(memory<<20/4, order)
+	m.match.init(len(src))
+	var e encoder
+	e.init(dst)
+	for _, b := range src {
+		m.encodeSymbol(&e, b)
+	}
+	return e.finish(), nil
+}
+
+// AppendDecode appends the decoding of src, which AppendEncode made, to
+// dst. It refuses, keeping dst as it was, data that asks for more model
+// memory than o allows, that decodes to more than maxLen bytes, or whose
+// output does not match its length or CRC-32.
+func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
+	start := len(dst)
+	if len(src) < 2 || src[0] != version {
+		return dst, ErrCorrupt
+	}
+	order := int(src[1])
+	memory, k1, err1 := varint.Uvarint64(src[2:])
+	rawLen, k2, err2 := varint.Uvarint64(src[2+k1:])
+	at := 2 + k1 + k2
+	switch {
+	case err1 != nil || err2 != nil || len(src) < at+4 || order < 2 || order > 64 || memory == 0:
+		return dst, ErrCorrupt
+	case memory > uint64(o.maxMemory()):
+		return dst, ErrMemory
+	case rawLen > uint64(maxLen):
+		return dst, fmt.Errorf("%w: %d bytes, over the %d allowed", ErrCorrupt, rawLen, maxLen)
+	}
+	sum := binary.LittleEndian.Uint32(src[at:])
+	var d decoder
+	if d.init(src[at+4:]) != nil {
+		return dst, ErrCorrupt
+	}
+	m := newModel(int(memory)<<20/4, order)
+	m.match.init(int(rawLen))
+	for range rawLen {
+		b, ok := m.decodeSymbol(&d)
+		if !ok || d.over > 4 {
+			return dst[:start], ErrCorrupt
+		}
+		dst = append(dst, b)
+	}
+	if crc.Checksum(dst[start:]) != sum {
+		return dst[:start], fmt.Errorf("%w: checksum", ErrCorrupt)
+	}
+	return dst, nil
+}

@@ -1,0 +1,97 @@
+package ppm
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+func roundTrip(t *testing.T, in []byte, o Options) []byte {
+	t.Helper()
+	packed, err := AppendEncode(nil, in, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := AppendDecode(nil, packed, len(in), o)
+	if err != nil || !bytes.Equal(back, in) {
+		t.Fatalf("round trip of %d bytes: %v, %d bytes back", len(in), err, len(back))
+	}
+	return packed
+}
+
+func TestRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]byte, 10000)
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	for name, in := range map[string][]byte{
+		"empty":  nil,
+		"one":    {7},
+		"zeros":  make([]byte, 5000),
+		"random": random,
+		"text":   bytes.Repeat([]byte("the quick brown fox jumps over the lazy dog. "), 200),
+		"sample": sample.JSONL(),
+	} {
+		for _, o := range []Options{{Memory: 64}, {Order: 2, Memory: 8}, {Order: 4, Memory: 1}, {Order: 64, Memory: 1}} {
+			packed := roundTrip(t, in, o)
+			if name == "sample" && o.Order == 0 {
+				t.Logf("sample: %d -> %d (%.3f bpc)", len(in), len(packed), 8*float64(len(packed))/float64(len(in)))
+			}
+		}
+	}
+}
+
+// TestFile reports the size of PPM_FILE, for measurements.
+func TestFile(t *testing.T) {
+	path := os.Getenv("PPM_FILE")
+	if path == "" {
+		t.Skip("PPM_FILE not set")
+	}
+	in, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed := roundTrip(t, in, Options{})
+	t.Logf("%s: %d -> %d (%.3f bpc)", path, len(in), len(packed), 8*float64(len(packed))/float64(len(in)))
+}
+
+// FuzzDecode decodes anything: no panic, and a bounded result.
+func FuzzDecode(f *testing.F) {
+	for _, in := range [][]byte{nil, []byte("hello, hello, hello"), sample.JSONL()[:2000]} {
+		p, _ := AppendEncode(nil, in, Options{Memory: 1})
+		f.Add(p)
+	}
+	f.Add([]byte{version, 16, 0, 5, 0, 0, 0, 0, 0, 1, 2, 3, 4}) // no memory at all
+	f.Fuzz(func(t *testing.T, p []byte) {
+		out, err := AppendDecode(nil, p, 1<<16, Options{MaxMemory: 4})
+		if err == nil && len(out) > 1<<16 {
+			t.Fatalf("%d bytes out", len(out))
+		}
+	})
+}
+
+// TestLimits: the decoder refuses memory over its limit and lengths over
+// the caller's, before allocating either.
+func TestLimits(t *testing.T) {
+	p, err := AppendEncode(nil, []byte("some text"), Options{Memory: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendDecode(nil, p, 100, Options{MaxMemory: 32}); err != ErrMemory {
+		t.Errorf("memory over the limit: %v", err)
+	}
+	if _, err := AppendDecode(nil, p, 5, Options{}); err == nil {
+		t.Error("length over the limit accepted")
+	}
+	for i := range p {
+		bad := bytes.Clone(p)
+		bad[i] ^= 0x40
+		if out, err := AppendDecode(nil, bad, 100, Options{MaxMemory: 64}); err == nil && string(out) != "some text" {
+			t.Fatalf("byte %d flipped: %q, no error", i, out)
+		}
+	}
+}
