@@ -109,7 +109,9 @@ var nasty = map[string]string{
 
 func TestRoundTripNasty(t *testing.T) {
 	for name, in := range nasty {
-		for _, o := range []Options{{}, small, {MinSize: 8, batch: 64}} {
+		maxSmall := small
+		maxSmall.Level = LevelMax
+		for _, o := range []Options{{}, small, {MinSize: 8, batch: 64}, {Level: LevelMax}, maxSmall} {
 			t.Run(name, func(t *testing.T) { roundTrip(t, []byte(in), o) })
 		}
 	}
@@ -122,6 +124,10 @@ func TestRoundTripSample(t *testing.T) {
 	roundTrip(t, in, Options{Level: 1, Workers: 1})
 	if len(packed)*4 > len(in) {
 		t.Errorf("archive of %d bytes for %d of input", len(packed), len(in))
+	}
+	// The context model's frames are smaller still, and read the same way.
+	if max := roundTrip(t, in, Options{Level: LevelMax, ModelMemory: 16}); len(max)*10 > len(packed)*9 {
+		t.Errorf("LevelMax: %d bytes, level 3: %d", len(max), len(packed))
 	}
 	// Any number of workers writes the same bytes.
 	for _, w := range []int{1, 2, 5} {

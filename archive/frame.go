@@ -8,6 +8,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/m2m-go/m2m/ppm"
 	"github.com/m2m-go/m2m/varint"
 )
 
@@ -15,6 +16,7 @@ import (
 const (
 	coderStored = 0 // the raw bytes themselves
 	coderZstd   = 1 // a zstd frame, with the frame named by dict as raw dictionary
+	coderPPM    = 2 // a ppm stream, with the frame named by dict as its dictionary
 )
 
 // A frame is one compressed stream section: a records block's index or
@@ -57,7 +59,7 @@ func parseFrame(b []byte, block int) (frame, []byte, error) {
 		v[i], b = x, b[n:]
 	}
 	switch {
-	case f.coder != coderStored && f.coder != coderZstd:
+	case f.coder > coderPPM:
 		return frame{}, nil, corruptf("unknown coder %d", f.coder)
 	case v[1] > maxFrame:
 		return frame{}, nil, corruptf("frame of %d bytes, over the %d a reader accepts", v[1], maxFrame)
@@ -78,8 +80,13 @@ const dictID = 1
 
 // A frameEncoder compresses frames: one per worker.
 type frameEncoder struct {
-	level zstd.EncoderLevel
-	plain *zstd.Encoder // no dictionary
+	// ppmMemory is the most model memory, in MiB, a ppm frame gets; 0
+	// means zstd frames at level. Index frames are zstd's at any level:
+	// they are lengths and checksums, which a context model hardly
+	// shrinks, and -l and a read of one record decode them.
+	ppmMemory int
+	level     zstd.EncoderLevel
+	plain     *zstd.Encoder // no dictionary
 	// One encoder per stream for frames with a dictionary (strings'
 	// alone, as the writer makes them), which keeps its dictionary's
 	// tables while the dictionary stays the same: setting one hashes all
@@ -88,8 +95,8 @@ type frameEncoder struct {
 	dictBlock [numStreams]int
 }
 
-func newFrameEncoder(level int) (*frameEncoder, error) {
-	e := &frameEncoder{level: zstd.EncoderLevel(level)}
+func newFrameEncoder(level, ppmMemory int) (*frameEncoder, error) {
+	e := &frameEncoder{level: zstd.EncoderLevel(min(level, 4)), ppmMemory: ppmMemory}
 	var err error
 	if e.plain, err = newZstd(e.level); err != nil {
 		return nil, err
@@ -111,6 +118,9 @@ const encoderWindow = 2 * maxStoreFrame
 // raw bytes of the frame in block dictBlock) if dict is not nil. Raw bytes
 // that do not compress are stored.
 func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
+	if e.ppmMemory > 0 && s != StreamIndex {
+		return e.appendPPM(dst, raw, dict, dictBlock)
+	}
 	z := e.plain
 	if dict != nil {
 		var err error
@@ -146,6 +156,30 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	return dst[:start+len(h)+n], nil
 }
 
+// ppmBytesPerByte is about the model memory ppm takes per byte of text
+// it learns (contexts up to order 16 of text seen once or twice); a frame
+// gets as much as its size needs, up to the encoder's limit, so a small
+// frame does not make its reader allocate a large model.
+const ppmBytesPerByte = 48
+
+// appendPPM appends raw as a ppm frame, or stored if it does not compress.
+func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, error) {
+	if dict == nil {
+		dictBlock = -1
+	}
+	mem := min(max(len(raw)*ppmBytesPerByte>>20, 1), e.ppmMemory)
+	data, err := ppm.AppendEncode(nil, raw, ppm.Options{Memory: mem, Dict: dict})
+	if err != nil {
+		return dst, err
+	}
+	if len(data) >= len(raw) {
+		dst = appendFrameHeader(dst, coderStored, -1, len(raw), len(raw))
+		return append(dst, raw...), nil
+	}
+	dst = appendFrameHeader(dst, coderPPM, dictBlock, len(raw), len(data))
+	return append(dst, data...), nil
+}
+
 // A frameDecoder decompresses frames: one per goroutine.
 type frameDecoder struct {
 	z       *zstd.Decoder
@@ -165,8 +199,19 @@ func newFrameDecoder() (*frameDecoder, error) {
 // dictionary's frame, if it has one. The output is checked against the
 // frame's raw length as it is made: never more is decoded.
 func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) {
-	if f.coder == coderStored {
+	switch f.coder {
+	case coderStored:
 		return append(dst, f.data...), nil
+	case coderPPM:
+		start := len(dst)
+		out, err := ppm.AppendDecode(dst, f.data, f.rawLen, ppm.Options{Dict: dict, MaxMemory: maxModelMemory})
+		if err != nil {
+			return dst[:start], corruptf("frame: %v", err)
+		}
+		if len(out)-start != f.rawLen {
+			return dst[:start], corruptf("frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
+		}
+		return out[:len(out):len(out)], nil
 	}
 	var err error
 	switch {
@@ -202,7 +247,7 @@ const prefixStep = 128 << 10
 // complete reports whether all of the frame was decoded. A read of one
 // record so decodes only as far as the record, not its whole frame.
 func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) (out []byte, complete bool, err error) {
-	if f.coder == coderStored || enough == nil {
+	if f.coder != coderZstd || enough == nil {
 		// All of it: DecodeAll is the fast way, the streaming decoder
 		// moving its history block by block.
 		out, err = d.decode(dst, f, dict)

@@ -17,8 +17,14 @@ import (
 // Options configure a Writer. The zero value means the defaults.
 type Options struct {
 	// Level is the zstd level of the frames, 1 to 4 (fastest, default,
-	// better, best); default 3.
+	// better, best), or LevelMax; default 3.
 	Level int
+	// ModelMemory is the most model memory a ppm frame (LevelMax) gets,
+	// in MiB, from 1 to 512: each worker codes with one model at a time,
+	// and a frame takes what its size needs up to this. Default 192, what
+	// a store frame of text needs; less makes the model start afresh
+	// within a frame, at some cost in ratio.
+	ModelMemory int
 	// Workers is how many goroutines scan and compress; default
 	// GOMAXPROCS.
 	Workers int
@@ -31,7 +37,26 @@ type Options struct {
 	batch, storeFrame, segment int
 }
 
-func (o Options) level() int      { return min(pick(o.Level, 3), 4) }
+func (o Options) level() int { return min(pick(o.Level, 3), LevelMax) }
+func (o Options) ppmMemory() int {
+	if o.level() < LevelMax {
+		return 0
+	}
+	return min(pick(o.ModelMemory, defaultModelMemory), maxModelMemory)
+}
+
+// LevelMax is the smallest level: the frames are coded by a context model
+// (package ppm) instead of zstd. It compresses and decompresses at a few
+// MB/s a core, about 100 times slower.
+const LevelMax = 5
+
+// Model memory of LevelMax, in MiB: the default and the most a writer
+// uses or a reader allows.
+const (
+	defaultModelMemory = 192
+	maxModelMemory     = 512
+)
+
 func (o Options) workers() int    { return pick(o.Workers, runtime.GOMAXPROCS(0)) }
 func (o Options) minSize() int    { return pick(o.MinSize, 64) }
 func (o Options) batchSize() int  { return pick(o.batch, defaultBatch) }
@@ -320,7 +345,7 @@ func (w *Writer) run(cw *container.Writer) error {
 			func(i int, j *blockJob, send func(*blockJob, int) error) error {
 				if encoders[i] == nil {
 					var err error
-					if encoders[i], err = newFrameEncoder(w.o.level()); err != nil {
+					if encoders[i], err = newFrameEncoder(w.o.level(), w.o.ppmMemory()); err != nil {
 						return err
 					}
 				}

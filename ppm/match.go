@@ -1,5 +1,7 @@
 package ppm
 
+import "encoding/binary"
+
 // The match model: the bytes coded so far, and a table from the hash of
 // the last matchMin bytes to where they last ended. While the bytes before
 // the current position repeat an earlier stretch, the byte that followed
@@ -20,20 +22,24 @@ type matcher struct {
 	prob  [24]prob // how often a match was right, by bucket of its length
 }
 
-func (t *matcher) init(capacity int) {
-	t.hist = make([]byte, 0, capacity)
+// init readies the matcher for capacity bytes, after those of dict, which
+// it finds repeats in as in what it has seen.
+func (t *matcher) init(dict []byte, capacity int) {
+	t.hist = make([]byte, 0, len(dict)+capacity)
 	t.table = make([]uint32, 1<<matchBits)
 	t.ptr, t.len = 0, 0
 	for i := range t.prob {
 		t.prob[i] = prob{p: 2048}
 	}
+	t.hist = append(t.hist, dict...)
+	for end := matchMin; end <= len(dict); end++ {
+		t.table[hashAt(t.hist[end-matchMin:])] = uint32(end + 1)
+	}
 }
 
-func (t *matcher) hash() uint32 {
-	h := t.hist[len(t.hist)-matchMin:]
-	v := uint64(h[0]) | uint64(h[1])<<8 | uint64(h[2])<<16 | uint64(h[3])<<24 |
-		uint64(h[4])<<32 | uint64(h[5])<<40 | uint64(h[6])<<48 | uint64(h[7])<<56
-	return uint32((v * 0x9E3779B97F4A7C15) >> (64 - matchBits))
+// hashAt hashes the first matchMin bytes of h.
+func hashAt(h []byte) uint32 {
+	return uint32((binary.LittleEndian.Uint64(h) * 0x9E3779B97F4A7C15) >> (64 - matchBits))
 }
 
 // push appends b to the history and moves the match on, learning how
@@ -59,7 +65,7 @@ func (t *matcher) push(b byte) {
 	if len(t.hist) < matchMin {
 		return
 	}
-	h := t.hash()
+	h := hashAt(t.hist[len(t.hist)-matchMin:])
 	if t.len == 0 {
 		if at := t.table[h]; at != 0 {
 			t.ptr, t.len = int(at-1), 1

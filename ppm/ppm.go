@@ -19,6 +19,12 @@ type Options struct {
 	Memory int
 	// MaxMemory is the most a decoder gives a model, in MiB; default 512.
 	MaxMemory int
+	// Dict is text the data is likely to repeat (an earlier chunk of the
+	// same stream), known to encoder and decoder alike: the match model
+	// finds repeats in it as in the data itself, at little cost, while the
+	// context model starts empty. A decoder refuses data made with another
+	// dictionary (its length and CRC-32 are in the header).
+	Dict []byte
 }
 
 func (o Options) order() int     { return pick(o.Order, 16) }
@@ -36,16 +42,24 @@ func pick(v, def int) int {
 var (
 	ErrCorrupt = errors.New("ppm: corrupt data")
 	ErrMemory  = errors.New("ppm: the data asks for more model memory than allowed")
+	ErrDict    = errors.New("ppm: the data was made with another dictionary")
 )
 
 const version = 1
 
 // header = version | order | uvarint memory_mib | uvarint raw_len | crc32 (4, of the raw bytes)
-func appendHeader(dst []byte, order, memory, rawLen int, sum uint32) []byte {
+//
+//	| uvarint dict_len | crc32 of the dictionary (4, if dict_len > 0)
+func appendHeader(dst []byte, order, memory, rawLen int, sum uint32, dict []byte) []byte {
 	dst = append(dst, version, byte(order))
 	dst = varint.AppendUvarint64(dst, uint64(memory))
 	dst = varint.AppendUvarint64(dst, uint64(rawLen))
-	return binary.LittleEndian.AppendUint32(dst, sum)
+	dst = binary.LittleEndian.AppendUint32(dst, sum)
+	dst = varint.AppendUvarint64(dst, uint64(len(dict)))
+	if len(dict) > 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, crc.Checksum(dict))
+	}
+	return dst
 }
 
 // AppendEncode appends the coded src to dst.
@@ -54,9 +68,9 @@ func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 	if order < 2 || order > 64 || memory < 1 || memory > 4096 {
 		return dst, fmt.Errorf("ppm: order %d or memory %d MiB out of range", order, memory)
 	}
-	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src))
+	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src), o.Dict)
 	m := newModel(memory<<20/4, order)
-	m.match.init(len(src))
+	m.match.init(o.Dict, len(src))
 	var e encoder
 	e.init(dst)
 	for _, b := range src {
@@ -87,12 +101,30 @@ func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
 		return dst, fmt.Errorf("%w: %d bytes, over the %d allowed", ErrCorrupt, rawLen, maxLen)
 	}
 	sum := binary.LittleEndian.Uint32(src[at:])
+	at += 4
+	dictLen, k, err := varint.Uvarint64(src[at:])
+	if err != nil {
+		return dst, ErrCorrupt
+	}
+	at += k
+	if dictLen != uint64(len(o.Dict)) {
+		return dst, ErrDict
+	}
+	if dictLen > 0 {
+		if len(src) < at+4 {
+			return dst, ErrCorrupt
+		}
+		if binary.LittleEndian.Uint32(src[at:]) != crc.Checksum(o.Dict) {
+			return dst, ErrDict
+		}
+		at += 4
+	}
 	var d decoder
-	if d.init(src[at+4:]) != nil {
+	if d.init(src[at:]) != nil {
 		return dst, ErrCorrupt
 	}
 	m := newModel(int(memory)<<20/4, order)
-	m.match.init(int(rawLen))
+	m.match.init(o.Dict, int(rawLen))
 	for range rawLen {
 		b, ok := m.decodeSymbol(&d)
 		if !ok || d.over > 4 {

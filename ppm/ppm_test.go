@@ -95,3 +95,27 @@ func TestLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestDict: a dictionary's repeats are found, and data made with one
+// decodes only with the same.
+func TestDict(t *testing.T) {
+	text := sample.JSONL()
+	dict, in := text[:len(text)/2], text[len(text)/2:]
+	in = append(bytes.Clone(dict[1000:21000]), in[:20000]...)
+	alone, err := AppendEncode(nil, in, Options{Memory: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := roundTrip(t, in, Options{Memory: 8, Dict: dict})
+	if len(with)*10 > len(alone)*7 {
+		t.Errorf("with a dictionary it holds: %d bytes, alone %d", len(with), len(alone))
+	}
+	for _, other := range [][]byte{nil, dict[1:], append(bytes.Clone(dict[:len(dict)-1]), 'x')} {
+		if _, err := AppendDecode(nil, with, len(in), Options{Dict: other}); err != ErrDict {
+			t.Errorf("another dictionary (%d bytes): %v", len(other), err)
+		}
+	}
+	if _, err := AppendDecode(nil, alone, len(in), Options{Dict: dict}); err != ErrDict {
+		t.Errorf("a dictionary for data made without: %v", err)
+	}
+}

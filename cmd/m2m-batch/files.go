@@ -119,8 +119,7 @@ func (t *tool) one(ctx context.Context, name string) error {
 		return err
 	}
 	defer closeIn()
-	var read readCounter
-	read.r = in
+	read := readCounter{r: in, size: size}
 
 	switch t.cfg.mode {
 	case modeRecord:
@@ -293,8 +292,18 @@ func (t *tool) openInput(name string) (io.Reader, int64, func(), error) {
 // readCounter counts the bytes read from the input file itself (before any
 // gzip or zstd decompression), for progress and the summary.
 type readCounter struct {
-	r io.Reader
-	n atomic.Int64
+	r    io.Reader
+	size int64 // the file's, or -1
+	n    atomic.Int64
+}
+
+// total is the input's size: the file's, when known (an archive is read
+// in place, its index more than once), else the bytes read.
+func (c *readCounter) total() int64 {
+	if c.size >= 0 {
+		return c.size
+	}
+	return c.n.Load()
 }
 
 func (c *readCounter) Read(p []byte) (int, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/pipeline"
 	"github.com/m2m-go/m2m/tokenizer"
@@ -85,9 +86,14 @@ Output:
 
 Compression:
   -#, --level N         Brotli quality, 0-11 (default 5); with --archive, the
-                        zstd level, 1-4 (default 3; 4 is smaller and slower)
+                        zstd level, 1-4 (default 3; 4 is smaller and slower),
+                        or 5, the same as --max
       --archive         an archive: every JSON value of 64 bytes or more
                         stored once, text apart from structure; smaller
+      --max             the smallest archive (--archive -5): text coded by a
+                        context model, at a few MB/s a core both ways
+      --model-memory M  --max's model memory per worker in MiB, 1-512
+                        (default 192)
       --format F        container (default) or lines (a wire string a line)
       --algorithm A     auto (default), m2m, brotli or tokennative
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
@@ -160,7 +166,8 @@ func rewriteLevels(fs *pflag.FlagSet, args []string) []string {
 type args struct {
 	decompress, test, list, keep, help bool
 	quiet, verbose                     int
-	level, workers                     int
+	level, workers, modelMemory        int
+	max                                bool
 	algorithm, format, security        string
 	keyFile, tok, llama3, records      string
 }
@@ -182,6 +189,8 @@ func newFlagSet(c *config, a *args) *pflag.FlagSet {
 	fs.IntVarP(&a.workers, "threads", "T", 0, "workers")
 	fs.IntVar(&a.level, "level", 5, "Brotli quality")
 	fs.BoolVar(&c.opts.Archive, "archive", false, "archive")
+	fs.BoolVar(&a.max, "max", false, "smallest archive")
+	fs.IntVar(&a.modelMemory, "model-memory", 0, "model memory")
 	fs.StringVar(&a.format, "format", "container", "output format")
 	fs.StringVar(&a.algorithm, "algorithm", "auto", "record encoding")
 	fs.StringVar(&a.tok, "tokenizer", "cl100k", "TokenNative tokenizer")
@@ -266,12 +275,27 @@ func (c *config) validate(fs *pflag.FlagSet, a *args) error {
 	}
 	c.opts.Workers = a.workers
 	c.opts.CopyUnknown = c.force && c.mode == modeDecompress
+	if a.max {
+		if fs.Changed("level") && a.level != archive.LevelMax {
+			return fmt.Errorf("--max and level %d exclude each other", a.level)
+		}
+		c.opts.Archive, a.level = true, archive.LevelMax
+	}
+	if fs.Changed("model-memory") {
+		switch {
+		case !c.opts.Archive || !a.max && !(fs.Changed("level") && a.level == archive.LevelMax):
+			return errors.New("--model-memory goes with --max")
+		case a.modelMemory < 1 || a.modelMemory > 512:
+			return fmt.Errorf("--model-memory %d: from 1 to 512 MiB", a.modelMemory)
+		}
+		c.opts.ArchiveOptions.ModelMemory = a.modelMemory
+	}
 	switch {
 	case c.opts.Archive:
-		if fs.Changed("level") && (a.level < 1 || a.level > 4) {
-			return fmt.Errorf("level %d: archive levels go from 1 to 4", a.level)
+		if fs.Changed("level") && (a.level < 1 || a.level > archive.LevelMax) {
+			return fmt.Errorf("level %d: archive levels go from 1 to %d", a.level, archive.LevelMax)
 		}
-		if fs.Changed("level") {
+		if fs.Changed("level") || a.max {
 			c.opts.ArchiveOptions.Level = a.level
 		}
 	case a.level < 0 || a.level > 11:

@@ -674,6 +674,17 @@ func TestArchive(t *testing.T) {
 	if r := ok(t, dir, nil, "-dc", "a4.m2m"); r.stdout != string(data) {
 		t.Fatal("-dc of level 4 did not give back the input")
 	}
+	// --max (level 5) is smaller still, and reads the same way.
+	ok(t, dir, nil, "--max", "-q", "--model-memory", "32", "-o", "a5.m2m", "s.jsonl")
+	if a4, a5 := len(read(t, filepath.Join(dir, "a4.m2m"))), len(read(t, filepath.Join(dir, "a5.m2m"))); a5*10 > a4*9 {
+		t.Errorf("--max wrote %d bytes, level 4 %d", a5, a4)
+	}
+	if r := ok(t, dir, nil, "-dc", "a5.m2m"); r.stdout != string(data) {
+		t.Fatal("-dc of --max did not give back the input")
+	}
+	if r := ok(t, dir, nil, "--record", "3", "a5.m2m"); r.stdout != strings.SplitAfter(string(data), "\n")[3] {
+		t.Errorf("--max: --record 3 wrote %.200q", r.stdout)
+	}
 	if r := ok(t, dir, nil, "-dc", "a.m2m"); r.stdout != string(data) {
 		t.Fatal("-dc did not give back the input")
 	}
@@ -689,6 +700,9 @@ func TestArchive(t *testing.T) {
 	for _, args := range [][]string{
 		{"--archive", "-d", "a.m2m"},
 		{"--archive", "--level", "9", "s.jsonl"},
+		{"--max", "-3", "s.jsonl"},
+		{"--archive", "--model-memory", "64", "s.jsonl"},
+		{"--max", "--model-memory", "513", "s.jsonl"},
 		{"--archive", "--format", "lines", "s.jsonl"},
 		{"--record", "1", "-t", "a.m2m"},
 		{"--record", "1"},

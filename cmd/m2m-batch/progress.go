@@ -61,6 +61,9 @@ func (t *tool) startProgress(name string, size int64, read *readCounter, st *pip
 			}
 			elapsed := time.Since(start)
 			in := read.n.Load()
+			if size >= 0 {
+				in = min(in, size) // an archive's index is read more than once
+			}
 			if tty {
 				fmt.Fprintf(t.stderr, "\r%s\x1b[K", statusLine(name, in, size, st, elapsed))
 				continue
@@ -142,10 +145,10 @@ func (t *tool) summary(name, outName string, read *readCounter, st *pipeline.Sta
 			name, mb(in), mb(out), ratioOf(in, out), outName, recs, rawNote(st), d.Seconds(), rate(in, d))
 	case modeDecompress:
 		fmt.Fprintf(w, "%s: %s => %s, %s; %d records in %.2fs, %.1f MB/s\n",
-			name, mb(read.n.Load()), mb(out), outName, recs, d.Seconds(), rate(out, d))
+			name, mb(read.total()), mb(out), outName, recs, d.Seconds(), rate(out, d))
 	case modeTest:
 		fmt.Fprintf(w, "%s: OK, %d records, %d lines, %s compressed, checked in %.2fs\n",
-			name, recs, st.Lines.Load(), mb(read.n.Load()), d.Seconds())
+			name, recs, st.Lines.Load(), mb(read.total()), d.Seconds())
 	}
 	if t.cfg.verbosity > 0 {
 		fmt.Fprintf(w, "  records by encoding:%s\n", encodingCounts(func(e container.Encoding) int64 { return st.Encodings[e].Load() }))
