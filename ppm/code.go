@@ -1,5 +1,7 @@
 package ppm
 
+import "math/bits"
+
 // Coding a symbol: in each context from the current one down its suffixes,
 // first whether the symbol is one the context has seen (and no higher
 // order excluded), as a binary decision whose probability an adaptive
@@ -63,15 +65,9 @@ func byteClass(b byte) uint32 {
 	return 3
 }
 
-// bucket is about the log2 of v: 0, 1, 2, 3-4, 5-8, ...
-func bucket(v uint32) uint32 {
-	b := uint32(0)
-	for v > 1 {
-		v = (v + 1) / 2
-		b++
-	}
-	return b
-}
+// bucket is about the log2 of v: 0 for 0 and 1, then 1 for 2, 2 for
+// 3-4, 3 for 5-8, ...
+func bucket(v uint32) uint32 { return uint32(bits.Len32(max(v, 1) - 1)) }
 
 // A prob is an adaptive probability of a 0, in 12 bits, with a count of
 // what it has seen: it learns fast at first (a running mean), then at a

@@ -66,7 +66,10 @@ func (t *matcher) push(b byte) {
 		return
 	}
 	h := hashAt(t.hist[len(t.hist)-matchMin:])
-	if t.len == 0 {
+	// A new match is looked for at every fourth byte only: each look is a
+	// miss in a table larger than the caches, and a repeat of any length
+	// worth coding is found at most three bytes late.
+	if t.len == 0 && len(t.hist)&3 == 0 {
 		if at := t.table[h]; at != 0 {
 			t.ptr, t.len = int(at-1), 1
 		}

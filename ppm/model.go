@@ -176,20 +176,24 @@ func (m *model) addState(c uint32, b byte, f uint32) uint32 {
 
 // bump counts symbol state s of context c once more, halving the
 // context's counts past maxFreq, and moves it before its predecessor if it
-// is now more frequent, so searches find frequent symbols first.
-func (m *model) bump(c, s uint32) {
+// is now more frequent, so searches find frequent symbols first. It
+// returns where the symbol's state is now.
+func (m *model) bump(c, s uint32) uint32 {
 	f := m.freq(s) + freqStep
 	m.mem[s] = m.mem[s]&0xFF | f<<8
 	m.mem[c+1] += freqStep
 	if f > maxFreq {
+		b := m.sym(s)
 		m.rescale(c)
-		return
+		return m.find(c, b)
 	}
 	if first := m.stats(c); s > first && m.freq(s-stateWords) < f {
 		p := s - stateWords
 		m.mem[p], m.mem[s] = m.mem[s], m.mem[p]
 		m.mem[p+1], m.mem[s+1] = m.mem[s+1], m.mem[p+1]
+		return p
 	}
+	return s
 }
 
 func (m *model) rescale(c uint32) {
@@ -274,8 +278,7 @@ func (m *model) update(found, s uint32, b byte) {
 				m.mem[suf+1] += freqStep / 2
 			}
 		}
-		m.bump(found, s)
-		s = m.find(found, b) // bumping may have moved it
+		s = m.bump(found, s)
 	}
 	next := textTag | uint32(len(m.match.hist)) // after b, which push appended
 	for _, e := range m.escaped {
