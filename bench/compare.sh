@@ -9,11 +9,14 @@
 #
 # Knobs: RUNS (timed runs per command, best kept; default 3), M2M_ARGS
 # (extra flags for every m2m-batch row), SLOW=0 (leave out the slowest
-# peers: brotli -q 11 and xz -9).
+# peers: brotli -q 11, xz -9 and 7zz's PPMd), MAX=0 (leave out
+# m2m-batch --max).
 #
 # After the table, the archive's targets are checked against the peers of
 # the same run: ratio against zstd -19 --long=27, compression time against
-# a twentieth of its, decompression time against twice its.
+# a twentieth of its, decompression time against twice its; for --max,
+# ratio against 1.4 times zstd -19 --long=27's, compression time against
+# its, decompression against 10 MB/s a core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,6 +78,9 @@ echo "|---|---|---|---|---|---|---|---|"
 row "m2m-batch -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 row "m2m-batch --archive -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 row "m2m-batch --archive -4 -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -4 -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
+if [ "${MAX:-1}" != 0 ]; then
+	row "m2m-batch --max -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --max -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
+fi
 # The compress command leaves the output in $work/packed for the decompress one.
 have() { command -v "$1" >/dev/null; }
 if have zstd; then
@@ -94,12 +100,15 @@ fi
 if have xz && [ "${SLOW:-1}" != 0 ]; then
 	row "xz -9 -T0" "xz -9 -T0 -c $in > $work/packed" "xz -d -c $work/packed"
 fi
+if have 7zz && [ "${SLOW:-1}" != 0 ]; then
+	row "7zz PPMd o16 1 GiB" "7zz a -bd -m0=PPMd:o=16:mem=1g $work/packed.7z $in >/dev/null && mv $work/packed.7z $work/packed" "7zz e -so $work/packed"
+fi
 if have gzip; then
 	row "gzip -6" "gzip -6 -c $in > $work/packed" "gzip -d -c $work/packed"
 fi
 echo
 # The archive's targets, against the peers of this run.
-awk -v s="$size" '
+awk -v s="$size" -v cores="$cores" '
 	{ n = $1; for (i = 2; i <= NF - 3; i++) n = n " " $i; p[n] = $(NF-2); c[n] = $(NF-1); d[n] = $NF }
 	END {
 		z = "zstd -19 --long=27 -T0"
@@ -107,6 +116,10 @@ awk -v s="$size" '
 		for (n in p) if (n ~ /^m2m-batch --archive/) {
 			printf "- %s: ratio %.2f, %.2fx of %s'"'"'s (target >= 1); compression %.3f s, %.1fx faster (target >= 20); decompression %.3f s, %.2fx its (target <= 2)\n", \
 				n, s/p[n], p[z]/p[n], z, c[n], c[z]/c[n], d[n], d[n]/d[z]
+		}
+		for (n in p) if (n ~ /^m2m-batch --max/) {
+			printf "- %s: ratio %.2f, %.2fx of %s'"'"'s (target >= 1.4); compression %.3f s, %.2fx its (target <= 1); decompression %.1f MB/s on %d cores (target >= 10 a core)\n", \
+				n, s/p[n], p[z]/p[n], z, c[n], c[n]/c[z], s/1e6/d[n], cores
 		}
 	}' "$work/results"
 echo
@@ -116,10 +129,12 @@ echo '```'
 echo "m2m-batch -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "m2m-batch --archive -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "m2m-batch --archive -4 -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
+echo "m2m-batch --max -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "zstd -3 -T0 FILE -o OUT; zstd -d -c OUT"
 echo "zstd -19 --long=27 -T0 FILE -o OUT; zstd -d -c --long=27 OUT"
 echo "brotli -q 5 FILE -o OUT; brotli -d -c OUT"
 echo "brotli -q 11 --large_window=24 FILE -o OUT; brotli -d -c OUT"
 echo "xz -9 -T0 -c FILE > OUT; xz -d -c OUT"
+echo "7zz a -m0=PPMd:o=16:mem=1g OUT FILE; 7zz e -so OUT"
 echo "gzip -6 -c FILE > OUT; gzip -d -c OUT"
 echo '```'

@@ -43,6 +43,7 @@ var (
 	ErrCorrupt = errors.New("ppm: corrupt data")
 	ErrMemory  = errors.New("ppm: the data asks for more model memory than allowed")
 	ErrDict    = errors.New("ppm: the data was made with another dictionary")
+	ErrTooLong = errors.New("ppm: the data decodes to more than allowed")
 )
 
 const version = 1
@@ -98,7 +99,7 @@ func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
 	case memory > uint64(o.maxMemory()):
 		return dst, ErrMemory
 	case rawLen > uint64(maxLen):
-		return dst, fmt.Errorf("%w: %d bytes, over the %d allowed", ErrCorrupt, rawLen, maxLen)
+		return dst, fmt.Errorf("%w: %d bytes, over the %d allowed", ErrTooLong, rawLen, maxLen)
 	}
 	sum := binary.LittleEndian.Uint32(src[at:])
 	at += 4

@@ -1,0 +1,87 @@
+package archive
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/varint"
+)
+
+// TestDumpStreams writes the raw bytes of each stream of an archive of
+// M2M_CORPUS to the directory M2M_DUMP (one file a stream, named as in
+// StreamNames), for measuring coders on them (bench/coder.sh). It runs only
+// when both are set.
+func TestDumpStreams(t *testing.T) {
+	corpus, dir := os.Getenv("M2M_CORPUS"), os.Getenv("M2M_DUMP")
+	if corpus == "" || dir == "" {
+		t.Skip("M2M_CORPUS and M2M_DUMP not both set")
+	}
+	in, err := os.ReadFile(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, _ := write(t, in, Options{Level: 1}, 1<<20)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d, err := newFrameDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw [numStreams][]byte
+	add := func(s int, f frame, dict []byte) {
+		var err error
+		if raw[s], err = d.decode(raw[s], f, dict); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dicts := map[int][]byte{} // raw bytes of strings frames, by block
+	for b := range r.ix.Blocks() - 1 {
+		blk, err := r.ix.Block(b)
+		if err != nil || blk.Type != container.TypeArchive {
+			t.Fatalf("block %d: %v", b, err)
+		}
+		body := blk.Body
+		switch body[0] {
+		case kindRecords:
+			_, k, _ := varint.Uvarint64(body[1:])
+			idx, rest, err := parseFrame(body[1+k:], b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skel, _, err := parseFrame(rest, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(StreamIndex, idx, nil)
+			add(StreamSkeletons, skel, nil)
+		case kindStrings, kindTemplates:
+			_, k1, _ := varint.Uvarint64(body[1:])
+			_, k2, _ := varint.Uvarint64(body[1+k1:])
+			f, _, err := parseFrame(body[1+k1+k2:], b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := StreamStrings
+			if body[0] == kindTemplates {
+				s = StreamTemplates
+			}
+			start := len(raw[s])
+			add(s, f, dicts[f.dict])
+			if s == StreamStrings {
+				dicts[b] = raw[s][start:]
+			}
+		}
+	}
+	for s, name := range StreamNames {
+		if err := os.WriteFile(filepath.Join(dir, name), raw[s], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes", name, len(raw[s]))
+	}
+}
