@@ -29,11 +29,13 @@
 //	directory = 'D' | uvarint frames | (kind | uvarint block_delta | uvarint entries)*
 //	frame     = coder | uvarint dict | uvarint raw_len | uvarint data_len | data
 //
-// A frame's coder is 0 (stored: data is the raw bytes) or 1 (zstd). dict
-// is 0, or 1 + the number of an earlier block of the same stream whose
-// frame's raw bytes are the raw zstd dictionary of this one: the frames of
-// a stream come in segments of 16, the first of which, compressed alone,
-// is the others' dictionary. A frame so finds what recurs in nearby text
+// A frame's coder is 0 (stored: data is the raw bytes), 1 (zstd) or 2
+// (package ppm's one-shot data: LevelMax's skeletons, strings and
+// templates; its index frames stay zstd's). dict is 0, or 1 + the number
+// of an earlier block of the same stream whose frame's raw bytes are the
+// dictionary of this one (zstd's raw dictionary, or ppm's): the frames of
+// a stream come in segments of 256, the first of which, compressed alone,
+// is the others' dictionary. A frame so finds what recurs in other text
 // (the same answer with another ending, a prompt template with another
 // question) while reading it needs at most two frames decoded.
 //
