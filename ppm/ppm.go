@@ -13,7 +13,7 @@ import (
 type Options struct {
 	// Order is the longest context the model learns, 2 to 64; default 16.
 	Order int
-	// Memory is the model's size in MiB, 1 to 4096; default 256. A
+	// Memory is the model's size in MiB, 1 to 1024; default 256. A
 	// decoder needs the same, and refuses data asking for more than its
 	// MaxMemory.
 	Memory int
@@ -66,11 +66,11 @@ func appendHeader(dst []byte, order, memory, rawLen int, sum uint32, dict []byte
 // AppendEncode appends the coded src to dst.
 func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 	order, memory := o.order(), o.memory()
-	if order < 2 || order > 64 || memory < 1 || memory > 4096 {
+	if order < 2 || order > 64 || memory < 1 || memory > 1024 {
 		return dst, fmt.Errorf("ppm: order %d or memory %d MiB out of range", order, memory)
 	}
 	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src), o.Dict)
-	m := newModel(memory<<20/4, order)
+	m := newModel(memory<<18, order) // 4-byte words
 	m.match.init(o.Dict, len(src))
 	var e encoder
 	e.init(dst)
@@ -124,7 +124,7 @@ func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
 	if d.init(src[at:]) != nil {
 		return dst, ErrCorrupt
 	}
-	m := newModel(int(memory)<<20/4, order)
+	m := newModel(int(memory)<<18, order)
 	m.match.init(o.Dict, int(rawLen))
 	for range rawLen {
 		b, ok := m.decodeSymbol(&d)
