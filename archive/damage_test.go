@@ -137,6 +137,8 @@ func FuzzReader(f *testing.F) {
 	f.Add(joinBodies(blocksOf(f, packed)))
 	tiny, _ := write(f, []byte(nasty["repeats"]), Options{batch: 256, storeFrame: 200, segment: 2}, 100)
 	f.Add(joinBodies(blocksOf(f, tiny)))
+	max, _ := write(f, []byte(nasty["repeats"]), Options{batch: 256, storeFrame: 200, segment: 2, Level: LevelMax, ModelMemory: 1}, 100)
+	f.Add(joinBodies(blocksOf(f, max)))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		readAll(frameBodies(splitBodies(p)))
 	})

@@ -1,6 +1,9 @@
 package ppm
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The match model: the bytes coded so far, and a table from the hash of
 // the last matchMin bytes to where they last ended. While the bytes before
@@ -10,13 +13,14 @@ import "encoding/binary"
 // an answer with another ending) costs little more than a bit a byte.
 const (
 	matchMin   = 8
-	matchBits  = 20
+	matchBits  = 20 // the most: smaller for less text
 	matchLimit = 65535
 )
 
 type matcher struct {
 	hist  []byte
 	table []uint32 // hash of matchMin bytes -> position after them, +1
+	shift uint     // 64 - log2(len(table))
 	ptr   int      // position in hist of the predicted byte, while len > 0
 	len   int      // length of the current match
 	prob  [24]prob // how often a match was right, by bucket of its length
@@ -25,21 +29,22 @@ type matcher struct {
 // init readies the matcher for capacity bytes, after those of dict, which
 // it finds repeats in as in what it has seen.
 func (t *matcher) init(dict []byte, capacity int) {
-	t.hist = make([]byte, 0, len(dict)+capacity)
-	t.table = make([]uint32, 1<<matchBits)
+	t.hist = make([]byte, 0, len(dict)+min(capacity, 1<<20)) // grown as needed past that
+	b := min(max(bits.Len(uint(len(dict)+capacity)), 10), matchBits)
+	t.table, t.shift = make([]uint32, 1<<b), uint(64-b)
 	t.ptr, t.len = 0, 0
 	for i := range t.prob {
 		t.prob[i] = prob{p: 2048}
 	}
 	t.hist = append(t.hist, dict...)
 	for end := matchMin; end <= len(dict); end++ {
-		t.table[hashAt(t.hist[end-matchMin:])] = uint32(end + 1)
+		t.table[hashAt(t.hist[end-matchMin:], t.shift)] = uint32(end + 1)
 	}
 }
 
-// hashAt hashes the first matchMin bytes of h.
-func hashAt(h []byte) uint32 {
-	return uint32((binary.LittleEndian.Uint64(h) * 0x9E3779B97F4A7C15) >> (64 - matchBits))
+// hashAt hashes the first matchMin bytes of h to 64-shift bits.
+func hashAt(h []byte, shift uint) uint32 {
+	return uint32((binary.LittleEndian.Uint64(h) * 0x9E3779B97F4A7C15) >> shift)
 }
 
 // push appends b to the history and moves the match on, learning how
@@ -65,7 +70,7 @@ func (t *matcher) push(b byte) {
 	if len(t.hist) < matchMin {
 		return
 	}
-	h := hashAt(t.hist[len(t.hist)-matchMin:])
+	h := hashAt(t.hist[len(t.hist)-matchMin:], t.shift)
 	// A new match is looked for at every fourth byte only: each look is a
 	// miss in a table larger than the caches, and a repeat of any length
 	// worth coding is found at most three bytes late.

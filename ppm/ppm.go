@@ -63,6 +63,15 @@ func appendHeader(dst []byte, order, memory, rawLen int, sum uint32, dict []byte
 	return dst
 }
 
+// arenaWords is the model's size in 4-byte words for memory MiB and n
+// bytes of data: no more than n bytes could fill (a byte makes at most a
+// context and a few states an order), so a short input, or a hostile
+// header, does not make either side allocate the whole of memory. Both
+// sides size it the same way: where the model restarts depends on it.
+func arenaWords(memory, n, order int) int {
+	return int(min(int64(memory)<<18, (int64(n)+1)*int64(order+2)*16+4096))
+}
+
 // AppendEncode appends the coded src to dst.
 func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 	order, memory := o.order(), o.memory()
@@ -70,7 +79,7 @@ func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 		return dst, fmt.Errorf("ppm: order %d or memory %d MiB out of range", order, memory)
 	}
 	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src), o.Dict)
-	m := newModel(memory<<18, order) // 4-byte words
+	m := newModel(arenaWords(memory, len(src), order), order)
 	m.match.init(o.Dict, len(src))
 	var e encoder
 	e.init(dst)
@@ -124,7 +133,7 @@ func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
 	if d.init(src[at:]) != nil {
 		return dst, ErrCorrupt
 	}
-	m := newModel(int(memory)<<18, order)
+	m := newModel(arenaWords(int(memory), int(rawLen), order), order)
 	m.match.init(o.Dict, int(rawLen))
 	for range rawLen {
 		b, ok := m.decodeSymbol(&d)
