@@ -212,9 +212,11 @@ func Check(entries []Entry) error {
 
 // Sort puts entries in manifest order: by input, then by byte range (an
 // empty shard, which a line longer than a piece makes, before the one that
-// starts where it does).
+// starts where it does), then by output, so that the order does not depend
+// on the order entries came in (empty shards of one offset are otherwise
+// alike).
 func Sort(entries []Entry) {
-	sort.SliceStable(entries, func(i, j int) bool {
+	sort.Slice(entries, func(i, j int) bool {
 		a, b := &entries[i], &entries[j]
 		if a.Input != b.Input {
 			return a.Input < b.Input
@@ -222,7 +224,10 @@ func Sort(entries []Entry) {
 		if a.Start != b.Start {
 			return a.Start < b.Start
 		}
-		return a.End < b.End
+		if a.End != b.End {
+			return a.End < b.End
+		}
+		return a.Output < b.Output
 	})
 }
 

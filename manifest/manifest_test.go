@@ -89,11 +89,20 @@ func TestCheck(t *testing.T) {
 
 func TestSort(t *testing.T) {
 	e := sample()
-	shuffled := []Entry{e[3], e[2], e[0], e[1]}
-	Sort(shuffled)
-	for i := range e {
-		if shuffled[i] != e[i] {
-			t.Fatalf("entry %d: %s at %d", i, shuffled[i].Input, shuffled[i].Start)
+	// A second empty shard at offset 100, which sorts by its output.
+	empty := e[1]
+	empty.Output = "shards/a.00000a.m2m"
+	e = append(e[:1], append([]Entry{empty}, e[1:]...)...)
+	for _, order := range [][]int{{4, 3, 0, 1, 2}, {4, 3, 0, 2, 1}, {2, 1, 0, 3, 4}} {
+		shuffled := make([]Entry, len(order))
+		for i, k := range order {
+			shuffled[i] = e[k]
+		}
+		Sort(shuffled)
+		for i := range e {
+			if shuffled[i] != e[i] {
+				t.Fatalf("order %v: entry %d: %s at %d (%s)", order, i, shuffled[i].Input, shuffled[i].Start, shuffled[i].Output)
+			}
 		}
 	}
 }
