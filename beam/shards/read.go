@@ -63,7 +63,7 @@ func shardError(e *manifest.Entry, err error) error {
 // restoredPaths gives every input of a manifest the path, relative to the
 // output directory, its restored bytes go to: the input's path after the
 // directory all inputs share (a scheme's "://" taken as "/", so that
-// gs://b/x/a.jsonl and s3://c/a.jsonl both have a place), without the
+// gs://b/x/a.jsonl and /x/a.jsonl both have a place), without the
 // .gz, .zst or .zstd of a compressed input, whose JSONL is restored. Two
 // inputs that would take one path, and a path that would leave the output
 // directory, are errors.
@@ -74,7 +74,9 @@ func restoredPaths(entries []manifest.Entry) (map[string]string, error) {
 			inputs = append(inputs, e.Input)
 		}
 	}
-	flat := func(s string) string { return strings.Replace(strings.ReplaceAll(s, "\\", "/"), "://", "/", 1) }
+	flat := func(s string) string {
+		return strings.TrimLeft(strings.Replace(strings.ReplaceAll(s, "\\", "/"), "://", "/", 1), "/")
+	}
 	prefix := ""
 	if len(inputs) > 0 {
 		prefix = flat(inputs[0])
