@@ -119,6 +119,9 @@ func (t *tool) one(ctx context.Context, name string) error {
 		return err
 	}
 	defer closeIn()
+	if f, ok := in.(*os.File); ok && t.cfg.mode != modeCompress && !t.cfg.opts.CopyUnknown && size >= 0 && isManifestFile(f) {
+		return t.manifestRun(ctx, name, f)
+	}
 	read := readCounter{r: in, size: size}
 
 	switch t.cfg.mode {

@@ -75,6 +75,10 @@ Modes (compression is the default):
   -l, --list            count records, encodings and models from headers
                         alone (-t checks headers against payloads)
       --record LIST     write records LIST of one FILE.m2m (7 or 0-9,42; from 0)
+  -t, -l and --record also read a shard manifest (m2m-beam's manifest.jsonl):
+  every shard it lists, as one corpus, checked against the manifest (-t: the
+  records, bytes and CRC-32 each shard restores); records are numbered across
+  the shards in manifest order.
 
 Output:
   -c, --stdout          write to standard output

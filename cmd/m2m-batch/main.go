@@ -21,6 +21,11 @@
 // written in place, never replaced or removed. Exit status 1 means some
 // file failed; each failure is reported on stderr.
 //
+// -t, -l and --record also read a shard manifest, as m2m-beam writes it
+// (package manifest): its shards are one corpus, records numbered across
+// them in manifest order, and -t checks what each restores against the
+// manifest's counts and CRC-32.
+//
 // Input that is not an m2m file is refused by -d, -t and -l (-d -f copies
 // it as it is, as zstd -df does); gzip and zstd input is decompressed for
 // compression, and the output named after what it holds (a.jsonl.gz gives
