@@ -7,6 +7,7 @@ require (
 	github.com/dlclark/regexp2 v1.10.0
 	github.com/klauspost/compress v1.20.3
 	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/molecule-man/go-brrr v1.3.1
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/spf13/pflag v1.1.0
 	golang.org/x/crypto v0.58.0

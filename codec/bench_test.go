@@ -2,9 +2,13 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
+	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/tokenizer"
 )
 
@@ -385,5 +389,131 @@ func BenchmarkTokenNative(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// brotliSizes are the size classes of BenchmarkBrotli: every record of
+// the corpus, and those of up to 256 B, 1 KiB, 4 KiB and 32 KiB (each
+// class starting where the one before it ends).
+var brotliSizes = []struct {
+	name     string
+	min, max int
+}{{"all", 0, math.MaxInt}, {"256B", 0, 256}, {"1KiB", 257, 1 << 10}, {"4KiB", 1<<10 + 1, 4 << 10}, {"32KiB", 4<<10 + 1, 32 << 10}}
+
+func brotliRecords(b *testing.B, min, max int) [][]byte {
+	var recs [][]byte
+	for _, l := range benchLines(b) {
+		if len(l) >= min && len(l) <= max {
+			recs = append(recs, l)
+		}
+	}
+	if len(recs) == 0 {
+		b.Skip("no records of this size in the corpus")
+	}
+	return recs
+}
+
+// BenchmarkBrotli times each Brotli encoder and decoder of
+// brotliimpl_test.go (impl=codec is the codec's own) one record at a time,
+// pooled, on the same records: encoders at qualities 4 to 6 (window 22),
+// decoders on the streams of the codec's encoder at quality 5, with the
+// codec's output cap. It reports the ratio (JSON bytes / Brotli bytes) and
+// us/rec, the time per record.
+func BenchmarkBrotli(b *testing.B) {
+	perRecord := func(b *testing.B, n int) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/float64(n), "us/rec")
+	}
+	for _, e := range brotliEncoders {
+		for q := 4; q <= 6; q++ {
+			enc := e.new(q, defaultWindow)
+			for _, s := range brotliSizes {
+				b.Run(fmt.Sprintf("op=encode/impl=%s/q=%d/size=%s", e.name, q, s.name), func(b *testing.B) {
+					recs := brotliRecords(b, s.min, s.max)
+					b.SetBytes(int64(totalLen(recs)))
+					b.ReportAllocs()
+					var out []byte
+					wire := 0
+					for b.Loop() {
+						wire = 0
+						for _, r := range recs {
+							out = enc(out[:0], r)
+							wire += len(out)
+						}
+					}
+					perRecord(b, len(recs))
+					b.ReportMetric(float64(totalLen(recs))/float64(wire), "ratio")
+				})
+			}
+		}
+	}
+	for _, d := range brotliDecoders {
+		dec := d.new()
+		for _, s := range brotliSizes {
+			b.Run(fmt.Sprintf("op=decode/impl=%s/q=5/size=%s", d.name, s.name), func(b *testing.B) {
+				recs := brotliRecords(b, s.min, s.max)
+				c := newCompressor(defaultQuality, defaultWindow)
+				streams := make([][]byte, len(recs))
+				for i, r := range recs {
+					streams[i] = c.appendCompressed(nil, r)
+				}
+				b.SetBytes(int64(totalLen(recs)))
+				b.ReportAllocs()
+				var out []byte
+				var err error
+				for b.Loop() {
+					for _, s := range streams {
+						if out, err = dec(out[:0], s, DefaultLimits.MaxDecompressed); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				perRecord(b, len(recs))
+			})
+		}
+	}
+}
+
+// record200 is a 207-byte request from the corpus: the small record whose
+// fixed costs BenchmarkRecord200B breaks down.
+const record200 = `{"model":"gpt-4o","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"Write a Metal compute kernel to Gaussian blur an image."}],"temperature":0,"max_tokens":512}`
+
+// BenchmarkRecord200B times encoding and decoding one small record and
+// each stage of it: op=frame (AppendFrame, all of it), op=brotli (the
+// codec's Brotli stream alone), op=scan (JSON scan and header fields),
+// op=header (writing the header), op=crc, and their decoding
+// counterparts.
+func BenchmarkRecord200B(b *testing.B) {
+	text := []byte(record200)
+	enc, _ := NewEncoder()
+	dec, _ := NewDecoder()
+	frame, _ := enc.AppendFrame(nil, text)
+	stream := enc.c.appendCompressed(nil, text)
+	var out []byte
+	var err error
+	for _, op := range []struct {
+		name string
+		f    func()
+	}{
+		{"op=encode/stage=frame", func() { out, err = enc.AppendFrame(out[:0], text) }},
+		{"op=encode/stage=brotli", func() { out = enc.c.appendCompressed(out[:0], text) }},
+		{"op=encode/stage=scan", func() { err = enc.scan(text) }},
+		{"op=encode/stage=header", func() { out, err = appendHeader(out[:0], &enc.h) }},
+		{"op=encode/stage=crc", func() { out = binary.LittleEndian.AppendUint32(out[:0], crc.Checksum(text)) }},
+		{"op=decode/stage=frame", func() { out, err = dec.AppendFrame(out[:0], nil, frame) }},
+		{"op=decode/stage=brotli", func() { out, err = dec.d.appendDecompressed(out[:0], stream, DefaultLimits.MaxDecompressed) }},
+	} {
+		if op.name == "op=encode/stage=header" {
+			_ = enc.scan(text)
+		}
+		b.Run(op.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				op.f()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }

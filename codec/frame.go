@@ -140,7 +140,7 @@ func (e *Encoder) Reset(opts ...Option) error {
 	if err != nil {
 		return err
 	}
-	if e.c == nil || e.c.opts.Quality != o.quality || e.c.opts.LGWin != o.window {
+	if e.c == nil || e.c.quality != o.quality || e.c.window != o.window {
 		e.c = newCompressor(o.quality, o.window)
 	}
 	e.opts = o

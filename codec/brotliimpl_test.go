@@ -1,0 +1,105 @@
+package codec
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/andybalholm/brotli"
+	brrr "github.com/molecule-man/go-brrr"
+)
+
+// The Brotli encoders and decoders the codec could use, pooled as the
+// codec pools its own: the codec's own (its compressor and decompressor),
+// and the others, which the tests cross-check against it and the
+// benchmarks time beside it.
+
+// A brotliEncoder appends a complete Brotli stream of src to dst.
+type brotliEncoder func(dst, src []byte) []byte
+
+// A brotliDecoder appends the decompression of the stream src to dst, as
+// decompressor.appendDecompressed does: exactly one stream, output capped
+// at limit bytes.
+type brotliDecoder func(dst, src []byte, limit int) ([]byte, error)
+
+var brotliEncoders = []struct {
+	name string
+	new  func(quality, window int) brotliEncoder
+}{
+	{"codec", func(q, w int) brotliEncoder { return newCompressor(q, w).appendCompressed }},
+	{"brrr", func(q, w int) brotliEncoder {
+		var sink appendWriter
+		bw, err := brrr.NewWriterOptions(&sink, q, brrr.WriterOptions{LGWin: w})
+		if err != nil {
+			panic(err)
+		}
+		return func(dst, src []byte) []byte {
+			sink.b = dst
+			bw.Reset(&sink)
+			_, _ = bw.Write(src)
+			_ = bw.Close()
+			dst, sink.b = sink.b, nil
+			return dst
+		}
+	}},
+	{"andybalholm", func(q, w int) brotliEncoder {
+		var sink appendWriter
+		bw := brotli.NewWriterOptions(&sink, brotli.WriterOptions{Quality: q, LGWin: w})
+		return func(dst, src []byte) []byte {
+			sink.b = dst
+			bw.Reset(&sink)
+			_, _ = bw.Write(src)
+			_ = bw.Close()
+			dst, sink.b = sink.b, nil
+			return dst
+		}
+	}},
+	// The matchfinder encoder: its own parser and entropy coder, with a
+	// 1 MiB window (NewWriterV2 fixes it; records are far smaller).
+	{"andybalholm-v2", func(q, w int) brotliEncoder {
+		var sink appendWriter
+		bw := brotli.NewWriterV2(&sink, q)
+		return func(dst, src []byte) []byte {
+			sink.b = dst
+			bw.Reset(&sink)
+			_, _ = bw.Write(src)
+			_ = bw.Close()
+			dst, sink.b = sink.b, nil
+			return dst
+		}
+	}},
+}
+
+var brotliDecoders = []struct {
+	name string
+	new  func() brotliDecoder
+}{
+	{"codec", func() brotliDecoder { return newDecompressor().appendDecompressed }},
+	{"brrr", func() brotliDecoder {
+		var src bytes.Reader
+		r := brrr.NewReader(&src)
+		return readerDecoder(&src, r, func() { r.Reset(&src) })
+	}},
+	{"andybalholm", func() brotliDecoder {
+		var src bytes.Reader
+		r := brotli.NewReader(&src)
+		return readerDecoder(&src, r, func() { _ = r.Reset(&src) })
+	}},
+}
+
+// readerDecoder decodes with a pooled streaming reader r of src, reset by
+// reset, through appendRead, as the codec does.
+func readerDecoder(src *bytes.Reader, r io.Reader, reset func()) brotliDecoder {
+	return func(dst, in []byte, limit int) ([]byte, error) {
+		start := len(dst)
+		src.Reset(in)
+		reset()
+		dst, err := appendRead(dst, r, 4*len(in), limit)
+		if err == nil && src.Len() > 0 {
+			err = errTrailing
+		}
+		if err != nil {
+			return dst[:start], err
+		}
+		return dst, nil
+	}
+}
