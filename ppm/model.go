@@ -27,8 +27,7 @@ const (
 )
 
 type model struct {
-	mem      []uint32 // the arena so far: it grows up to limit words
-	limit    int
+	mem      []uint32
 	top      uint32
 	free     [9]uint32 // free state arrays by capacity class (1<<i states), linked through their first word
 	maxOrder int
@@ -50,7 +49,7 @@ type model struct {
 }
 
 func newModel(words int, maxOrder int) *model {
-	m := &model{mem: make([]uint32, min(words, 1<<16)), limit: words, maxOrder: maxOrder}
+	m := &model{mem: make([]uint32, words), maxOrder: maxOrder}
 	m.restart()
 	return m
 }
@@ -97,13 +96,8 @@ func (m *model) successor(s uint32) uint32 { return m.mem[s+1] }
 
 // alloc returns n free words, or 0 if the arena is full.
 func (m *model) alloc(n uint32) uint32 {
-	if need := int(m.top) + int(n); need > len(m.mem) {
-		if need > m.limit {
-			return 0
-		}
-		// Grown as it fills, so that a model of a short input, or of a
-		// hostile header, takes what is used, not what was allowed.
-		m.mem = append(m.mem, make([]uint32, min(max(need, 2*len(m.mem)), m.limit)-len(m.mem))...)
+	if int(m.top)+int(n) > len(m.mem) {
+		return 0
 	}
 	at := m.top
 	m.top += n

@@ -64,12 +64,12 @@ func appendHeader(dst []byte, order, memory, rawLen int, sum uint32, dict []byte
 }
 
 // arenaWords is the model's size in 4-byte words for memory MiB and n
-// bytes of data: no more than n bytes could fill (a byte makes at most a
-// context and a few states an order), so a short input, or a hostile
-// header, does not make either side allocate the whole of memory. Both
-// sides size it the same way: where the model restarts depends on it.
+// bytes of data: at most 64 bytes a byte of data, more than text fills
+// (about 48 at order 16), so a short input, or a hostile header, does not
+// make either side allocate the whole of memory. Both sides size it the
+// same way: where the model restarts depends on it.
 func arenaWords(memory, n, order int) int {
-	return int(min(int64(memory)<<18, (int64(n)+1)*int64(order+2)*16+4096))
+	return int(min(int64(memory)<<18, int64(n)*16+1<<16))
 }
 
 // AppendEncode appends the coded src to dst.
