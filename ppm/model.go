@@ -10,6 +10,10 @@ package ppm
 //	context = numStats | order<<16 ; summFreq ; stats ; suffix
 //	state   = symbol | freq<<8 ; successor
 //
+// A context with one symbol holds its state in place of summFreq and
+// stats (PPMd's binary contexts): most symbols are coded in such
+// contexts, and so touch one cache line less.
+//
 // A state's successor is the context of order k+1 that the symbol makes
 // of its context, made when first needed; until then, if the symbol has
 // been seen there once, the position in the text after it (textTag set):
@@ -85,9 +89,31 @@ func (m *model) learn(b byte) {
 // Context fields.
 func (m *model) numStats(c uint32) uint32 { return m.mem[c] & 0xFFFF }
 func (m *model) order(c uint32) int       { return int(m.mem[c] >> 16) }
-func (m *model) summ(c uint32) uint32     { return m.mem[c+1] }
-func (m *model) stats(c uint32) uint32    { return m.mem[c+2] }
-func (m *model) suffix(c uint32) uint32   { return m.mem[c+3] }
+
+// summ is the total of c's counts.
+func (m *model) summ(c uint32) uint32 {
+	if m.mem[c]&0xFFFF == 1 {
+		return m.mem[c+1] >> 8
+	}
+	return m.mem[c+1]
+}
+
+// stats is the word index of c's first state.
+func (m *model) stats(c uint32) uint32 {
+	if m.mem[c]&0xFFFF == 1 {
+		return c + 1
+	}
+	return m.mem[c+2]
+}
+
+// addSumm adds d to c's total, unless c has one symbol: its total is
+// that symbol's count.
+func (m *model) addSumm(c, d uint32) {
+	if m.mem[c]&0xFFFF != 1 {
+		m.mem[c+1] += d
+	}
+}
+func (m *model) suffix(c uint32) uint32 { return m.mem[c+3] }
 
 // State fields: s is a word index into a state array.
 func (m *model) sym(s uint32) byte         { return byte(m.mem[s]) }
@@ -152,16 +178,23 @@ func (m *model) find(c uint32, b byte) uint32 {
 // or 0 if memory is out.
 func (m *model) addState(c uint32, b byte, f uint32) uint32 {
 	n := m.numStats(c)
+	if n == 0 {
+		// The first symbol: in place.
+		m.mem[c+1], m.mem[c+2] = uint32(b)|f<<8, 0
+		m.mem[c] |= 1
+		return c + 1
+	}
 	s := m.stats(c)
-	if n == 0 || n&(n-1) == 0 {
-		// Empty, or full at a power of two: a larger array.
-		class := capClass(n + 1)
-		ns := m.allocStates(class)
+	if n&(n-1) == 0 {
+		// Full at a power of two (one in place): a larger array.
+		ns := m.allocStates(capClass(n + 1))
 		if ns == 0 {
 			return 0
 		}
 		copy(m.mem[ns:ns+n*stateWords], m.mem[s:s+n*stateWords])
-		if n > 0 {
+		if n == 1 {
+			m.mem[c+1] = m.freq(ns)
+		} else {
 			m.freeStates(s, capClass(n))
 		}
 		s = ns
@@ -181,7 +214,7 @@ func (m *model) addState(c uint32, b byte, f uint32) uint32 {
 func (m *model) bump(c, s uint32) uint32 {
 	f := m.freq(s) + freqStep
 	m.mem[s] = m.mem[s]&0xFF | f<<8
-	m.mem[c+1] += freqStep
+	m.addSumm(c, freqStep)
 	if f > maxFreq {
 		b := m.sym(s)
 		m.rescale(c)
@@ -205,6 +238,9 @@ func (m *model) rescale(c uint32) {
 		f := (m.freq(w) + 1) / 2
 		m.mem[w] = m.mem[w]&0xFF | f<<8
 		summ += f
+	}
+	if n == 1 {
+		return
 	}
 	m.mem[c+1] = summ
 	// Keep the most frequent first.
@@ -275,7 +311,7 @@ func (m *model) update(found, s uint32, b byte) {
 		if suf := m.suffix(found); pf < maxFreq/4 && suf != 0 {
 			if ss := m.find(suf, b); ss != 0 && m.freq(ss) < maxFreq-freqStep {
 				m.mem[ss] += (freqStep / 2) << 8
-				m.mem[suf+1] += freqStep / 2
+				m.addSumm(suf, freqStep/2)
 			}
 		}
 		s = m.bump(found, s)
