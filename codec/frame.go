@@ -58,6 +58,16 @@ type options struct {
 	window    int
 	security  security
 	tokenizer tokenizer.Encoding
+	llama3    tokenizer.Tokenizer // nil: tokenizer.Get's
+}
+
+// tokenizerFor returns the tokenizer of enc: the one WithLlama3 gave for
+// Llama 3, else the package's.
+func (o *options) tokenizerFor(enc tokenizer.Encoding) (tokenizer.Tokenizer, error) {
+	if enc == tokenizer.Llama3 && o.llama3 != nil {
+		return o.llama3, nil
+	}
+	return tokenizer.Get(enc)
 }
 
 // An Option configures NewEncoder, NewDecoder and their Reset methods.

@@ -38,9 +38,22 @@ func WithTokenizer(enc tokenizer.Encoding) Option {
 	}
 }
 
+// WithLlama3 gives the Llama 3 tokenizer (from tokenizer.LoadLlama3) that
+// encoders and decoders use for Llama 3 payloads, instead of the one
+// tokenizer.Get finds (tokenizer.Llama3Env, or embedded ranks).
+func WithLlama3(tok tokenizer.Tokenizer) Option {
+	return func(o *options) error {
+		if tok == nil {
+			return errors.New("codec: WithLlama3(nil)")
+		}
+		o.llama3 = tok
+		return nil
+	}
+}
+
 // tokenize appends the token ids of text to e.ids.
 func (e *Encoder) tokenize(text []byte) error {
-	tok, err := tokenizer.Get(e.opts.tokenizer)
+	tok, err := e.opts.tokenizerFor(e.opts.tokenizer)
 	if err != nil {
 		return wrap(ErrInvalidCodec, "tokenizer", -1, err)
 	}
@@ -119,7 +132,7 @@ const idChunk = 4 << 10
 // chunk of ids. A message of more than one chunk has its varints decoded
 // twice, once to measure and once to write.
 func (d *Decoder) detokenize(dst []byte, enc tokenizer.Encoding, b []byte, at int) ([]byte, error) {
-	tok, err := tokenizer.Get(enc)
+	tok, err := d.opts.tokenizerFor(enc)
 	if err != nil {
 		return dst, wrap(ErrInvalidCodec, "tokenizer", at, err)
 	}

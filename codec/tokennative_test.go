@@ -304,3 +304,34 @@ func FuzzTokenNativeChunks(f *testing.F) {
 		}
 	})
 }
+
+// TestWithLlama3: the tokenizer WithLlama3 gives is the one Llama 3
+// payloads are encoded and decoded with (here o200k's, under the Llama 3
+// byte, as no Llama 3 ranks ship with the package).
+func TestWithLlama3(t *testing.T) {
+	if _, err := NewEncoder(WithLlama3(nil)); err == nil {
+		t.Error("WithLlama3(nil) accepted")
+	}
+	tok, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := NewEncoder(WithTokenizer(tokenizer.Llama3), WithLlama3(tok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := []byte(randomWords(300))
+	bin, err := enc.AppendTokenNativeBinary(nil, text)
+	if err != nil || bin[0] != byte(tokenizer.Llama3) {
+		t.Fatalf("%v, %.8q", err, bin)
+	}
+	dec, _ := NewDecoder(WithLlama3(tok))
+	if back, err := dec.AppendTokenNativeBinary(nil, bin); err != nil || !bytes.Equal(back, text) {
+		t.Errorf("decoded with the same tokenizer: %.40q, %v", back, err)
+	}
+	other, _ := tokenizer.Get(tokenizer.Cl100kBase)
+	dec, _ = NewDecoder(WithLlama3(other))
+	if back, err := dec.AppendTokenNativeBinary(nil, bin); err == nil && bytes.Equal(back, text) {
+		t.Error("decoded with another tokenizer: the same text")
+	}
+}

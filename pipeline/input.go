@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
+	"github.com/m2m-go/m2m/crc"
 )
 
 // Compression is how an input to Compress was compressed before it came to
@@ -97,7 +97,7 @@ func OpenInput(r io.Reader) (*Input, error) {
 // flag bytes and their CRC-32, which text does not produce by chance.
 func isXZHeader(head []byte) bool {
 	return len(head) >= 12 && bytes.HasPrefix(head, xzMagic) &&
-		crc32.ChecksumIEEE(head[6:8]) == uint32(head[8])|uint32(head[9])<<8|uint32(head[10])<<16|uint32(head[11])<<24
+		crc.Checksum(head[6:8]) == uint32(head[8])|uint32(head[9])<<8|uint32(head[10])<<16|uint32(head[11])<<24
 }
 
 // tryDecompressor starts a decompressor on br and reads its first byte. If

@@ -322,11 +322,12 @@ func (c *config) validate(fs *pflag.FlagSet, a *args) error {
 	}
 	c.opts.Codec = append(c.opts.Codec, codec.WithTokenizer(enc))
 	if a.llama3 != "" {
-		// The tokenizer package loads the ranks from this file on first use,
-		// checking their hash.
-		if err := os.Setenv(tokenizer.Llama3Env, a.llama3); err != nil {
+		// Loaded now, its hash checked, for encoders and decoders alike.
+		tok, err := tokenizer.LoadLlama3(a.llama3)
+		if err != nil {
 			return err
 		}
+		c.opts.Codec = append(c.opts.Codec, codec.WithLlama3(tok))
 	}
 	if c.opts.Security, err = parseSecurity(a.security); err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/m2m-go/m2m/varint"
 )
 
 // Sizes of the format (package container).
@@ -66,13 +68,13 @@ func Parse(file []byte) (*File, error) {
 		return nil, fmt.Errorf("forge: index: %w", err)
 	}
 	ix := ixb.Body
-	n, k := binary.Uvarint(ix)
+	n, k, _ := varint.Uvarint64(ix)
 	ix = ix[k:]
 	off := 0
 	for range n {
 		var v [4]uint64
 		for j := range v {
-			v[j], k = binary.Uvarint(ix)
+			v[j], k, _ = varint.Uvarint64(ix)
 			ix = ix[k:]
 		}
 		ix = ix[4:]
@@ -95,8 +97,8 @@ func block(p []byte, sealed bool) (Block, error) {
 	if len(p) < 3 {
 		return Block{}, errors.New("too short")
 	}
-	records, k1 := binary.Uvarint(p[1:])
-	bodyLen, k2 := binary.Uvarint(p[1+k1:])
+	records, k1, _ := varint.Uvarint64(p[1:])
+	bodyLen, k2, _ := varint.Uvarint64(p[1+k1:])
 	hl := 1 + k1 + k2
 	ml := 0
 	if sealed && p[0] != typeIndex {
@@ -113,8 +115,8 @@ func block(p []byte, sealed bool) (Block, error) {
 func appendBlock(dst []byte, typ byte, records int, body, mac []byte) []byte {
 	start := len(dst)
 	dst = append(dst, typ)
-	dst = binary.AppendUvarint(dst, uint64(records))
-	dst = binary.AppendUvarint(dst, uint64(len(body)))
+	dst = varint.AppendUvarint64(dst, uint64(records))
+	dst = varint.AppendUvarint64(dst, uint64(len(body)))
 	dst = append(append(dst, body...), mac...)
 	return binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:]))
 }
@@ -126,7 +128,7 @@ func (f *File) Bytes() []byte {
 	out := append([]byte(nil), f.Header...)
 	sum := crc32.ChecksumIEEE(f.Header)
 	var index []byte
-	index = binary.AppendUvarint(index, uint64(len(f.Blocks)))
+	index = varint.AppendUvarint64(index, uint64(len(f.Blocks)))
 	var records, lines, size int64
 	prev := 0
 	for _, b := range f.Blocks {
@@ -134,10 +136,10 @@ func (f *File) Bytes() []byte {
 		out = appendBlock(out, b.Type, b.Records, b.Body, b.MAC)
 		c := out[len(out)-4:]
 		sum = crc32.Update(sum, crc32.IEEETable, c)
-		index = binary.AppendUvarint(index, uint64(at-prev))
-		index = binary.AppendUvarint(index, uint64(b.Records))
-		index = binary.AppendUvarint(index, uint64(b.Lines))
-		index = binary.AppendUvarint(index, uint64(b.Bytes))
+		index = varint.AppendUvarint64(index, uint64(at-prev))
+		index = varint.AppendUvarint64(index, uint64(b.Records))
+		index = varint.AppendUvarint64(index, uint64(b.Lines))
+		index = varint.AppendUvarint64(index, uint64(b.Bytes))
 		index = append(append(index, c...), b.MAC...)
 		records += int64(b.Records)
 		lines += b.Lines
@@ -161,8 +163,8 @@ func (f *File) Bytes() []byte {
 func SwapRecords(body []byte, i, j int) ([]byte, error) {
 	var recs [][]byte
 	for off := 0; off < len(body); {
-		n, k := binary.Uvarint(body[off+1:])
-		if k <= 0 || int(n) > len(body)-off-1-k {
+		n, k, err := varint.Uvarint64(body[off+1:])
+		if err != nil || n > uint64(len(body)-off-1-k) {
 			return nil, errors.New("forge: bad record")
 		}
 		end := off + 1 + k + int(n)
