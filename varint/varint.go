@@ -29,6 +29,19 @@ func (e *Error) Error() string { return fmt.Sprintf("%v at offset %d", e.Err, e.
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// The architecture files. Each build has exactly one of varint_amd64.go,
+// varint_arm64.go and varint_other.go (purego, or any other GOARCH), and
+// that file defines:
+//
+//	var kernels []cpu.Kernel                             // what it can dispatch to, best first; registered here
+//	func decode(dst []uint32, src []byte) (nd, ns int)   // decodeGeneric's contract (varint_generic.go)
+//	func encode(dst []byte, v []uint32) (nd, nv int)     // encodeGeneric's contract
+//
+// decode and encode pick a kernel by the dispatch flags the registry sets
+// (cpu.Kernel.Use) and by size, and fall back to the generic code; the
+// kernels' Go declarations are generated with their assembly
+// (varint_stubs_amd64.go, by _asm/main.go) or written beside it
+// (varint_arm64.go). Tests check every kernel against the generic code.
 func init() { cpu.Register("varint", kernels...) }
 
 // Len returns the number of bytes in the encoding of x.
