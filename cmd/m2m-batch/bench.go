@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/pflag"
 
+	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/cpu"
 	"github.com/m2m-go/m2m/internal/sample"
@@ -25,14 +27,50 @@ import (
 type benchRow struct {
 	name string
 	opts pipeline.Options
+	// zstd, if set, makes the row whole-stream zstd (klauspost/compress)
+	// at that level instead of m2m: a general-purpose baseline, for scale.
+	zstd zstd.EncoderLevel
 }
 
 var benchRows = []benchRow{
-	{"container, auto (M2M v1 frames)", pipeline.Options{}},
-	{"container, brotli", pipeline.Options{Algorithm: pipeline.Brotli}},
-	{"container, tokennative (cl100k)", pipeline.Options{Algorithm: pipeline.TokenNative}},
-	{"lines, auto (wire strings)", pipeline.Options{Format: pipeline.FormatLines}},
-	{"lines, m2m (wire strings)", pipeline.Options{Format: pipeline.FormatLines, Algorithm: pipeline.M2M}},
+	{name: "container, auto (M2M v1 frames)"},
+	{name: "container, brotli", opts: pipeline.Options{Algorithm: pipeline.Brotli}},
+	{name: "container, tokennative (cl100k)", opts: pipeline.Options{Algorithm: pipeline.TokenNative}},
+	{name: "lines, auto (wire strings)", opts: pipeline.Options{Format: pipeline.FormatLines}},
+	{name: "lines, m2m (wire strings)", opts: pipeline.Options{Format: pipeline.FormatLines, Algorithm: pipeline.M2M}},
+	{name: "archive -1", opts: pipeline.Options{Archive: true, ArchiveOptions: archive.Options{Level: 1}}},
+	{name: "archive (level 3)", opts: pipeline.Options{Archive: true}},
+	{name: "archive -4", opts: pipeline.Options{Archive: true, ArchiveOptions: archive.Options{Level: 4}}},
+	{name: "archive --max", opts: pipeline.Options{Archive: true, ArchiveOptions: archive.Options{Level: archive.LevelMax}}},
+	{name: "zstd -3 (klauspost, not m2m)", zstd: zstd.SpeedDefault},
+	{name: "zstd best (klauspost, not m2m)", zstd: zstd.SpeedBestCompression},
+}
+
+// benchCoders returns the compress and decompress functions of a row.
+func benchCoders(ctx context.Context, r benchRow) (compress func(dst *bytes.Buffer, src []byte) error, decompress func(dst *bytes.Buffer, src []byte) error, err error) {
+	if r.zstd == 0 {
+		return func(dst *bytes.Buffer, src []byte) error {
+				return pipeline.Compress(ctx, bytes.NewReader(src), dst, r.opts, nil)
+			}, func(dst *bytes.Buffer, src []byte) error {
+				return pipeline.Decompress(ctx, bytes.NewReader(src), dst, r.opts, nil)
+			}, nil
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(r.zstd), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, nil, err
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(dst *bytes.Buffer, src []byte) error {
+			dst.Write(enc.EncodeAll(src, dst.AvailableBuffer()))
+			return nil
+		}, func(dst *bytes.Buffer, src []byte) error {
+			out, err := dec.DecodeAll(src, dst.AvailableBuffer())
+			dst.Write(out)
+			return err
+		}, nil
 }
 
 // runBench is "m2m-batch bench": every format on a corpus, one worker each
@@ -75,11 +113,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 	const rowFormat = "%-34s %7v %6v %14v %16v\n"
 	fmt.Fprintf(stdout, rowFormat, "format", "workers", "ratio", "compress MB/s", "decompress MB/s")
-	row := func(name string, o pipeline.Options) error {
+	row := func(r benchRow) error {
+		name, o := r.name, r.opts
+		compress, decompress, err := benchCoders(ctx, r)
+		if err != nil {
+			return err
+		}
 		var packed bytes.Buffer
 		c, err := measure(ctx, *budget, len(data), func() error {
 			packed.Reset()
-			return pipeline.Compress(ctx, bytes.NewReader(data), &packed, o, nil)
+			return compress(&packed, data)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -87,7 +130,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var back bytes.Buffer
 		d, err := measure(ctx, *budget, len(data), func() error {
 			back.Reset()
-			return pipeline.Decompress(ctx, bytes.NewReader(packed.Bytes()), &back, o, nil)
+			return decompress(&back, packed.Bytes())
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -100,15 +143,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return nil
 	}
 	for _, r := range benchRows {
-		o := r.opts
-		o.Workers = 1
-		if err := row(r.name, o); err != nil {
+		r.opts.Workers = 1
+		if err := row(r); err != nil {
 			fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
 			return exitError
 		}
 	}
 	if w > 1 {
-		if err := row(benchRows[0].name, pipeline.Options{Workers: w}); err != nil {
+		if err := row(benchRow{name: benchRows[0].name, opts: pipeline.Options{Workers: w}}); err != nil {
 			fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
 			return exitError
 		}

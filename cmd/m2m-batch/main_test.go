@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -712,4 +713,22 @@ func TestArchive(t *testing.T) {
 		fails(t, dir, exitUsage, nil, args...)
 	}
 	noTemporaries(t, dir)
+}
+
+// TestBenchCommand: m2m-batch bench measures every row, archives and a
+// zstd baseline included, and checks that each round-trips.
+func TestBenchCommand(t *testing.T) {
+	dir := t.TempDir()
+	data := sample.JSONL()
+	data = data[:bytes.IndexByte(data[40000:], '\n')+40001]
+	write(t, filepath.Join(dir, "small.jsonl"), data)
+	var out, errs bytes.Buffer
+	if code := runBench(context.Background(), []string{"--time", "1ms", "--corpus", filepath.Join(dir, "small.jsonl")}, &out, &errs); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for _, r := range benchRows {
+		if !strings.Contains(out.String(), r.name) {
+			t.Errorf("no row %q:\n%s", r.name, out.String())
+		}
+	}
 }
