@@ -115,30 +115,43 @@ func TestEncoderRobustness(t *testing.T) {
 	}
 }
 
+// TestSchemas: the schema each kind of value gets, by default and with
+// WithReferenceSchemas (the reference encoder's Request or Response); the
+// frames decode either way.
 func TestSchemas(t *testing.T) {
 	enc, _ := NewEncoder()
+	ref, _ := NewEncoder(WithReferenceSchemas())
+	dec, _ := NewDecoder()
 	for _, tc := range []struct {
-		json string
-		want Schema
+		json     string
+		want, rf Schema
 	}{
-		{`{"model":"m","messages":[]}`, SchemaRequest},
-		{`{"model":"gpt-4o","input":"x"}`, SchemaEmbeddingRequest},
-		{`{"model":"m"}`, SchemaRequest},
-		{`[1,2]`, SchemaRequest},
-		{`"text"`, SchemaRequest},
-		{`{"choices":[]}`, SchemaResponse},
-		{`{"id":"chatcmpl-1"}`, SchemaResponse},
-		{`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[]}`, SchemaStream},
-		{`{"error":{"message":"bad"}}`, SchemaError},
-		{`{"object":"list","data":[],"model":"e"}`, SchemaEmbeddingResponse},
+		{`{"model":"m","messages":[]}`, SchemaRequest, SchemaRequest},
+		{`{"model":"gpt-4o","input":"x"}`, SchemaEmbeddingRequest, SchemaRequest},
+		{`{"model":"m"}`, SchemaRequest, SchemaRequest},
+		{`[1,2]`, SchemaRequest, SchemaRequest},
+		{`"text"`, SchemaRequest, SchemaRequest},
+		{`{"choices":[]}`, SchemaResponse, SchemaResponse},
+		{`{"id":"chatcmpl-1"}`, SchemaResponse, SchemaResponse},
+		{`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[]}`, SchemaStream, SchemaResponse},
+		{`{"error":{"message":"bad"}}`, SchemaError, SchemaRequest},
+		{`{"object":"list","data":[],"model":"e"}`, SchemaEmbeddingResponse, SchemaRequest},
 	} {
-		frame, err := enc.AppendFrame(nil, []byte(tc.json))
-		var h Header
-		if err == nil {
-			err = ParseHeader(&h, frame)
-		}
-		if err != nil || h.Schema != tc.want {
-			t.Errorf("%s: schema %v, %v; want %v", tc.json, h.Schema, err, tc.want)
+		for _, e := range []struct {
+			enc  *Encoder
+			want Schema
+		}{{enc, tc.want}, {ref, tc.rf}} {
+			frame, err := e.enc.AppendFrame(nil, []byte(tc.json))
+			var h Header
+			if err == nil {
+				err = ParseHeader(&h, frame)
+			}
+			if err != nil || h.Schema != e.want {
+				t.Errorf("%s: schema %v, %v; want %v", tc.json, h.Schema, err, e.want)
+			}
+			if text, err := dec.AppendFrame(nil, &h, frame); err != nil || string(text) != tc.json {
+				t.Errorf("%s: decoded %q, %v", tc.json, text, err)
+			}
 		}
 	}
 }

@@ -1,8 +1,14 @@
 // Package codec implements the wire formats of the M2M Protocol: M2M v1
 // frames, Brotli messages, passthrough and detection, and decoding of the
-// legacy Token v1 and zlib messages. It interoperates byte for byte with
-// the Rust reference (infernet-org/m2m-protocol v0.4.0), and is strict
-// where the reference is lax.
+// legacy Token v1 and zlib messages. It interoperates with the Rust
+// reference (infernet-org/m2m-protocol v0.4.0): each decodes what the
+// other writes, and our frames of requests and responses are the
+// reference's byte for byte, but where the reference's decoder would
+// misread its own bytes (a max_tokens flag with no value after it). Stream chunks, errors and embedding requests
+// and responses get the Stream, Error and Embedding schemas the protocol
+// defines, which the reference's encoder never writes (it gives them
+// Request or Response headers); WithReferenceSchemas writes the
+// reference's bytes instead. It is strict where the reference is lax.
 //
 // # Formats
 //

@@ -59,6 +59,23 @@ type options struct {
 	security  security
 	tokenizer tokenizer.Encoding
 	llama3    tokenizer.Tokenizer // nil: tokenizer.Get's
+	// referenceSchemas limits the encoder to the schemas the reference's
+	// encoder writes (WithReferenceSchemas).
+	referenceSchemas bool
+}
+
+// WithReferenceSchemas makes an encoder give M2M v1 frames only the
+// schemas the Rust reference's encoder writes, Request and Response, so
+// that their headers are the reference's byte for byte: stream chunks
+// (which then get a Response header), errors and embedding requests and
+// responses (a Request header) included. By default those get the Stream,
+// Error, EmbeddingRequest and EmbeddingResponse schemas the protocol
+// defines, which the reference decodes but never writes.
+func WithReferenceSchemas() Option {
+	return func(o *options) error {
+		o.referenceSchemas = true
+		return nil
+	}
 }
 
 // tokenizerFor returns the tokenizer of enc: the one WithLlama3 gave for

@@ -17,13 +17,16 @@ func (e *Encoder) scan(text []byte) error {
 		}
 		return wrap(kind, "json", -1, err)
 	}
-	headerOf(&e.h, &e.fields)
+	headerOf(&e.h, &e.fields, e.opts.referenceSchemas)
 	return nil
 }
 
-// HeaderOf fills h with the header M2M v1 gives a JSON value with the
-// scanned fields f. The schema follows reference-implementation.md §2.11,
-// extended with the schemas the reference defines but never writes:
+// headerOf fills h with the header M2M v1 gives a JSON value with the
+// scanned fields f. The schema follows the reference encoder's rule
+// (M2MCodec::encode: messages and model make a Request, choices or a
+// chatcmpl- id a Response, anything else a Request), extended, unless
+// reference is set, with the schemas the protocol defines and the
+// reference decodes but never writes:
 //
 //   - an object whose "object" is "chat.completion.chunk": Stream, with a
 //     response header;
@@ -39,9 +42,12 @@ func (e *Encoder) scan(text []byte) error {
 // The reference's decoder reads all of these: it parses the headers of
 // EmbeddingRequest, EmbeddingResponse and Error frames as we write them and
 // skips those of Stream frames.
-func headerOf(h *Header, f *jsonscan.Fields) {
+func headerOf(h *Header, f *jsonscan.Fields, reference bool) {
 	roles := h.Roles[:0]
 	*h = Header{Schema: schemaOf(f)}
+	if reference {
+		h.Schema = referenceSchemaOf(f)
+	}
 	if h.Schema.routing() {
 		h.Model = truncateString(f.Model)
 		h.MsgCount = uint32(f.MsgCount)
@@ -88,6 +94,20 @@ func schemaOf(f *jsonscan.Fields) Schema {
 		return SchemaResponse
 	case f.HasInput && f.HasModel:
 		return SchemaEmbeddingRequest
+	}
+	return SchemaRequest
+}
+
+// referenceSchemaOf is the schema the reference's encoder gives a value:
+// Request or Response only.
+func referenceSchemaOf(f *jsonscan.Fields) Schema {
+	switch {
+	case !f.IsObject:
+		return SchemaRequest
+	case f.HasMessages && f.HasModel:
+		return SchemaRequest
+	case f.HasChoices || f.IDChatcmpl:
+		return SchemaResponse
 	}
 	return SchemaRequest
 }
