@@ -65,15 +65,21 @@ GLOBL crcShuffle<>(SB), RODATA|NOPTR, $48
 // func updateAVX512(crc uint32, p []byte) uint32
 // Requires: AVX, AVX2, AVX512F, AVX512VL, PCLMULQDQ, VPCLMULQDQ
 TEXT ·updateAVX512(SB), NOSPLIT, $0-36
-	MOVL      crc+0(FP), AX
-	NOTL      AX
-	MOVQ      p_base+8(FP), CX
-	MOVQ      p_len+16(FP), DX
-	VMOVD     AX, X0
-	CMPQ      DX, $0x00000040
-	JB        updateAVX512_xmm_start
-	CMPQ      DX, $0x00000100
-	JB        updateAVX512_one_start
+	// Lane j of the last vector moves (lanes-1-j)*128 bits to the last lane;
+	// the last lane's pair is zero, and the lane itself is XORed in instead.
+	// fold moves v forward by the distance of the constants in kv and XORs
+	// in next: v = v.lo*k.lo ^ v.hi*k.hi ^ next.
+	MOVL  crc+0(FP), AX
+	NOTL  AX
+	MOVQ  p_base+8(FP), CX
+	MOVQ  p_len+16(FP), DX
+	VMOVD AX, X0
+	CMPQ  DX, $0x00000040
+	JB    updateAVX512_xmm_start
+	CMPQ  DX, $0x00000100
+	JB    updateAVX512_one_start
+
+	// Four accumulators, 4*width bytes per step.
 	VMOVDQU64 (CX), Z1
 	VMOVDQU64 64(CX), Z2
 	VMOVDQU64 128(CX), Z3
@@ -104,6 +110,7 @@ updateAVX512_four:
 	JAE        updateAVX512_four
 
 updateAVX512_combine:
+	// Fold the first three accumulators onto the fourth, in parallel.
 	VMOVDQU64  crcFold3x64<>+0(SB), Z0
 	VPCLMULQDQ $0x11, Z0, Z1, Z5
 	VPCLMULQDQ $0x00, Z0, Z1, Z1
@@ -119,6 +126,7 @@ updateAVX512_combine:
 	VMOVDQU64  Z3, Z1
 	JMP        updateAVX512_one
 
+	// One accumulator, width bytes per step.
 updateAVX512_one_start:
 	VMOVDQU64 (CX), Z1
 	VPXORQ    Z0, Z1, Z1
@@ -139,6 +147,7 @@ updateAVX512_one_loop:
 	CMPQ       DX, $0x00000040
 	JAE        updateAVX512_one_loop
 
+	// Fold the lanes of v into one 128-bit value x.
 updateAVX512_lanes:
 	VMOVDQU64     crcLanes64<>+0(SB), Z0
 	VPCLMULQDQ    $0x11, Z0, Z1, Z2
@@ -151,12 +160,14 @@ updateAVX512_lanes:
 	VPTERNLOGD    $0x96, X2, X0, X1
 	JMP           updateAVX512_blocks
 
+	// Fewer than width bytes: start from one 16-byte block.
 updateAVX512_xmm_start:
 	VMOVDQU (CX), X1
 	VPXOR   X0, X1, X1
 	ADDQ    $0x10, CX
 	SUBQ    $0x10, DX
 
+	// 16-byte blocks.
 updateAVX512_blocks:
 	VMOVDQU crcFold128<>+0(SB), X0
 	CMPQ    DX, $0x10
@@ -172,6 +183,10 @@ updateAVX512_block:
 	CMPQ       DX, $0x10
 	JAE        updateAVX512_block
 
+	// The last r = n bytes (0 < r < 16): the message now ends with x's 16
+	// bytes and then r more. Its last 16 bytes, b, are x shifted down r
+	// bytes with the r new bytes above; the r bytes of x that fall out, a,
+	// sit at the top of a block of their own, folded onto b.
 updateAVX512_tail:
 	TESTQ      DX, DX
 	JZ         updateAVX512_reduce
@@ -187,6 +202,17 @@ updateAVX512_tail:
 	VPXOR      X5, X1, X1
 	VPXOR      X2, X1, X1
 
+	// 128 bits to 32. Register bit t of x holds the coefficient of
+	// x^(127-t). Folding the low qword H by x^96 mod P onto the high one L
+	// leaves V = H*(x^96 mod P) + L*x^32, of degree < 96, with bit t
+	// holding x^(95-t): V1 = floor(V/x^32) in the low qword, V0 in bits
+	// 64-95. Barrett then needs two products: the quotient
+	// q = floor(V1*mu/x^63), mu = floor(x^95/P) (exact for deg V < 96),
+	// which lands in the low qword of the product with mu reflected over
+	// 64 bits, and the low 32 terms of q*P, which land in bits 64-95 with
+	// P reflected over 33 bits, next to V0. (The CRC is V mod P =
+	// V0 + (q*P mod x^32); zlib's and Intel's reductions take four
+	// products, this one three, as Linux's crc-pclmul template does.)
 updateAVX512_reduce:
 	VPCLMULQDQ $0x10, X0, X1, X0
 	VPSRLDQ    $0x08, X1, X1
@@ -254,15 +280,21 @@ GLOBL crcLanes64<>(SB), RODATA|NOPTR, $64
 // func updateAVX2(crc uint32, p []byte) uint32
 // Requires: AVX, AVX2, PCLMULQDQ, VPCLMULQDQ
 TEXT ·updateAVX2(SB), NOSPLIT, $0-36
-	MOVL    crc+0(FP), AX
-	NOTL    AX
-	MOVQ    p_base+8(FP), CX
-	MOVQ    p_len+16(FP), DX
-	VMOVD   AX, X0
-	CMPQ    DX, $0x00000020
-	JB      updateAVX2_xmm_start
-	CMPQ    DX, $0x00000080
-	JB      updateAVX2_one_start
+	// Lane j of the last vector moves (lanes-1-j)*128 bits to the last lane;
+	// the last lane's pair is zero, and the lane itself is XORed in instead.
+	// fold moves v forward by the distance of the constants in kv and XORs
+	// in next: v = v.lo*k.lo ^ v.hi*k.hi ^ next.
+	MOVL  crc+0(FP), AX
+	NOTL  AX
+	MOVQ  p_base+8(FP), CX
+	MOVQ  p_len+16(FP), DX
+	VMOVD AX, X0
+	CMPQ  DX, $0x00000020
+	JB    updateAVX2_xmm_start
+	CMPQ  DX, $0x00000080
+	JB    updateAVX2_one_start
+
+	// Four accumulators, 4*width bytes per step.
 	VMOVDQU (CX), Y1
 	VMOVDQU 32(CX), Y2
 	VMOVDQU 64(CX), Y3
@@ -297,6 +329,7 @@ updateAVX2_four:
 	JAE        updateAVX2_four
 
 updateAVX2_combine:
+	// Fold the first three accumulators onto the fourth, in parallel.
 	VMOVDQU    crcFold3x32<>+0(SB), Y0
 	VPCLMULQDQ $0x11, Y0, Y1, Y5
 	VPCLMULQDQ $0x00, Y0, Y1, Y1
@@ -315,6 +348,7 @@ updateAVX2_combine:
 	VMOVDQU    Y3, Y1
 	JMP        updateAVX2_one
 
+	// One accumulator, width bytes per step.
 updateAVX2_one_start:
 	VMOVDQU (CX), Y1
 	VPXOR   Y0, Y1, Y1
@@ -336,6 +370,7 @@ updateAVX2_one_loop:
 	CMPQ       DX, $0x00000020
 	JAE        updateAVX2_one_loop
 
+	// Fold the lanes of v into one 128-bit value x.
 updateAVX2_lanes:
 	VMOVDQU      crcLanes32<>+0(SB), Y0
 	VPCLMULQDQ   $0x11, Y0, Y1, Y2
@@ -345,12 +380,14 @@ updateAVX2_lanes:
 	VPXOR        X0, X1, X1
 	JMP          updateAVX2_blocks
 
+	// Fewer than width bytes: start from one 16-byte block.
 updateAVX2_xmm_start:
 	VMOVDQU (CX), X1
 	VPXOR   X0, X1, X1
 	ADDQ    $0x10, CX
 	SUBQ    $0x10, DX
 
+	// 16-byte blocks.
 updateAVX2_blocks:
 	VMOVDQU crcFold128<>+0(SB), X0
 	CMPQ    DX, $0x10
@@ -366,6 +403,10 @@ updateAVX2_block:
 	CMPQ       DX, $0x10
 	JAE        updateAVX2_block
 
+	// The last r = n bytes (0 < r < 16): the message now ends with x's 16
+	// bytes and then r more. Its last 16 bytes, b, are x shifted down r
+	// bytes with the r new bytes above; the r bytes of x that fall out, a,
+	// sit at the top of a block of their own, folded onto b.
 updateAVX2_tail:
 	TESTQ      DX, DX
 	JZ         updateAVX2_reduce
@@ -381,6 +422,17 @@ updateAVX2_tail:
 	VPXOR      X5, X1, X1
 	VPXOR      X2, X1, X1
 
+	// 128 bits to 32. Register bit t of x holds the coefficient of
+	// x^(127-t). Folding the low qword H by x^96 mod P onto the high one L
+	// leaves V = H*(x^96 mod P) + L*x^32, of degree < 96, with bit t
+	// holding x^(95-t): V1 = floor(V/x^32) in the low qword, V0 in bits
+	// 64-95. Barrett then needs two products: the quotient
+	// q = floor(V1*mu/x^63), mu = floor(x^95/P) (exact for deg V < 96),
+	// which lands in the low qword of the product with mu reflected over
+	// 64 bits, and the low 32 terms of q*P, which land in bits 64-95 with
+	// P reflected over 33 bits, next to V0. (The CRC is V mod P =
+	// V0 + (q*P mod x^32); zlib's and Intel's reductions take four
+	// products, this one three, as Linux's crc-pclmul template does.)
 updateAVX2_reduce:
 	VPCLMULQDQ $0x10, X0, X1, X0
 	VPSRLDQ    $0x08, X1, X1

@@ -7,6 +7,9 @@
 // func decodeAVX512VBMI2(dst []uint32, src []byte) (nd int, ns int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, LZCNT, POPCNT
 TEXT ·decodeAVX512VBMI2(SB), NOSPLIT, $0-64
+	// Byte i takes byte i-1: turns "end of varint j" into "start of j+1".
+	// Byte i of a chunk's gather index names varint i/4 (32-bit lanes) or
+	// i/8 (64-bit lanes) of the chunk.
 	MOVQ         src_base+24(FP), AX
 	MOVQ         src_len+32(FP), CX
 	ADDQ         AX, CX
@@ -50,11 +53,13 @@ TEXT ·decodeAVX512VBMI2(SB), NOSPLIT, $0-64
 	KMOVQ        SI, K1
 
 avx512_window:
-	MOVQ       CX, SI
-	SUBQ       AX, SI
-	JZ         avx512_done
-	CMPQ       SI, $0x40
-	JAE        avx512_full
+	MOVQ CX, SI
+	SUBQ AX, SI
+	JZ   avx512_done
+	CMPQ SI, $0x40
+	JAE  avx512_full
+
+	// Fewer than 64 bytes left: a masked load reads only src's bytes.
 	MOVQ       $-1, DI
 	BZHIQ      SI, DI, SI
 	KMOVQ      SI, K2
@@ -66,32 +71,38 @@ avx512_full:
 	VMOVDQU8 (AX), Z15
 
 avx512_loaded:
-	VPMOVB2M  Z15, K2
-	KMOVQ     K2, DI
-	ANDNQ     SI, DI, SI
-	JZ        avx512_done
-	POPCNTQ   SI, R8
-	MOVQ      BX, R9
-	SUBQ      DX, R9
-	SHRQ      $0x02, R9
-	CMPQ      R8, R9
-	JA        avx512_done
-	CMPQ      SI, $-1
-	JE        avx512_bytes
-	LZCNTQ    SI, R8
-	MOVQ      $-1, R9
-	SHRXQ     R8, R9, R9
-	MOVQ      DI, R8
-	MOVQ      DI, R10
-	SHRQ      $0x01, R10
-	ANDQ      R10, R8
-	MOVQ      DI, R10
-	SHRQ      $0x02, R10
-	ANDQ      R10, R8
-	MOVQ      DI, R10
-	SHRQ      $0x03, R10
-	ANDQ      R10, R8
-	ANDQ      R9, R8
+	VPMOVB2M Z15, K2
+	KMOVQ    K2, DI
+	ANDNQ    SI, DI, SI
+	JZ       avx512_done
+	POPCNTQ  SI, R8
+	MOVQ     BX, R9
+	SUBQ     DX, R9
+	SHRQ     $0x02, R9
+	CMPQ     R8, R9
+	JA       avx512_done
+	CMPQ     SI, $-1
+	JE       avx512_bytes
+	LZCNTQ   SI, R8
+	MOVQ     $-1, R9
+	SHRXQ    R8, R9, R9
+
+	// r4: first bytes of runs of four continuation bytes, i.e. of varints
+	// of five bytes or more.
+	MOVQ DI, R8
+	MOVQ DI, R10
+	SHRQ $0x01, R10
+	ANDQ R10, R8
+	MOVQ DI, R10
+	SHRQ $0x02, R10
+	ANDQ R10, R8
+	MOVQ DI, R10
+	SHRQ $0x03, R10
+	ANDQ R10, R8
+	ANDQ R9, R8
+
+	// bad: 00 bytes preceded by a continuation byte. The byte before the
+	// window ends a varint, so bit 0 of cont<<1 is rightly clear.
 	MOVQ      DI, R10
 	SHLQ      $0x01, R10
 	VPTESTNMB Z15, Z15, K2
@@ -101,92 +112,104 @@ avx512_loaded:
 	JNZ       avx512_done
 	TESTQ     R8, R8
 	JZ        avx512_done_checked
-	MOVQ      DI, R10
-	SHRQ      $0x04, R10
-	TESTQ     R8, R10
-	JNZ       avx512_done
-	MOVQ      R8, R10
-	SHLQ      $0x04, R10
-	VPCMPUB   $0x06, Z4, Z15, K2
-	KMOVQ     K2, DI
-	TESTQ     DI, R10
-	JNZ       avx512_done
+
+	// A fifth continuation byte means six bytes or more: overflow.
+	MOVQ  DI, R10
+	SHRQ  $0x04, R10
+	TESTQ R8, R10
+	JNZ   avx512_done
+
+	// The fifth byte may hold only the top 4 bits of a uint32.
+	MOVQ    R8, R10
+	SHLQ    $0x04, R10
+	VPCMPUB $0x06, Z4, Z15, K2
+	KMOVQ   K2, DI
+	TESTQ   DI, R10
+	JNZ     avx512_done
 
 avx512_done_checked:
+	// ends: byte j = offset of the last byte of varint j; starts: of its first.
 	KMOVQ         SI, K2
 	VPCOMPRESSB.Z Z0, K2, Z16
 	VPADDB        Z2, Z16, Z17
 	VPERMB.Z      Z17, Z1, K1, Z17
 	TESTQ         R8, R8
 	JNZ           avx512_wide
-	POPCNTQ       SI, DI
-	VPERMB        Z17, Z10, Z18
-	VPADDB        Z7, Z18, Z18
-	VPERMB        Z16, Z10, Z19
-	VPCMPUB       $0x02, Z19, Z18, K2
-	VPERMB.Z      Z15, Z18, K2, Z18
-	VPANDD        Z3, Z18, Z18
-	VPSRLW        $0x01, Z18, Z19
-	VPTERNLOGD    $0xe4, Z5, Z19, Z18
-	VPMADDWD      Z6, Z18, Z18
-	MOVQ          $-1, R8
-	BZHIQ         DI, R8, R8
-	KMOVQ         R8, K2
-	VMOVDQU32     Z18, K2, (DX)
-	CMPQ          DI, $0x10
-	JBE           avx512_stored
-	SUBQ          $0x10, DI
-	VPERMB        Z17, Z11, Z18
-	VPADDB        Z7, Z18, Z18
-	VPERMB        Z16, Z11, Z19
-	VPCMPUB       $0x02, Z19, Z18, K2
-	VPERMB.Z      Z15, Z18, K2, Z18
-	VPANDD        Z3, Z18, Z18
-	VPSRLW        $0x01, Z18, Z19
-	VPTERNLOGD    $0xe4, Z5, Z19, Z18
-	VPMADDWD      Z6, Z18, Z18
-	MOVQ          $-1, R8
-	BZHIQ         DI, R8, R8
-	KMOVQ         R8, K2
-	VMOVDQU32     Z18, K2, 64(DX)
-	CMPQ          DI, $0x10
-	JBE           avx512_stored
-	SUBQ          $0x10, DI
-	VPERMB        Z17, Z12, Z18
-	VPADDB        Z7, Z18, Z18
-	VPERMB        Z16, Z12, Z19
-	VPCMPUB       $0x02, Z19, Z18, K2
-	VPERMB.Z      Z15, Z18, K2, Z18
-	VPANDD        Z3, Z18, Z18
-	VPSRLW        $0x01, Z18, Z19
-	VPTERNLOGD    $0xe4, Z5, Z19, Z18
-	VPMADDWD      Z6, Z18, Z18
-	MOVQ          $-1, R8
-	BZHIQ         DI, R8, R8
-	KMOVQ         R8, K2
-	VMOVDQU32     Z18, K2, 128(DX)
-	CMPQ          DI, $0x10
-	JBE           avx512_stored
-	SUBQ          $0x10, DI
-	VPERMB        Z17, Z13, Z17
-	VPADDB        Z7, Z17, Z17
-	VPERMB        Z16, Z13, Z16
-	VPCMPUB       $0x02, Z16, Z17, K2
-	VPERMB.Z      Z15, Z17, K2, Z15
-	VPANDD        Z3, Z15, Z15
-	VPSRLW        $0x01, Z15, Z16
-	VPTERNLOGD    $0xe4, Z5, Z16, Z15
-	VPMADDWD      Z6, Z15, Z15
-	MOVQ          $-1, R8
-	BZHIQ         DI, R8, R8
-	KMOVQ         R8, K2
-	VMOVDQU32     Z15, K2, 192(DX)
+
+	// chunk gathers the varints named by idx into a vector, merges their
+	// groups with merge, and stores the first min(n, lanes) of them at
+	// disp(out) with store.
+	// Up to four chunks of 16 varints, unrolled.
+	POPCNTQ    SI, DI
+	VPERMB     Z17, Z10, Z18
+	VPADDB     Z7, Z18, Z18
+	VPERMB     Z16, Z10, Z19
+	VPCMPUB    $0x02, Z19, Z18, K2
+	VPERMB.Z   Z15, Z18, K2, Z18
+	VPANDD     Z3, Z18, Z18
+	VPSRLW     $0x01, Z18, Z19
+	VPTERNLOGD $0xe4, Z5, Z19, Z18
+	VPMADDWD   Z6, Z18, Z18
+	MOVQ       $-1, R8
+	BZHIQ      DI, R8, R8
+	KMOVQ      R8, K2
+	VMOVDQU32  Z18, K2, (DX)
+	CMPQ       DI, $0x10
+	JBE        avx512_stored
+	SUBQ       $0x10, DI
+	VPERMB     Z17, Z11, Z18
+	VPADDB     Z7, Z18, Z18
+	VPERMB     Z16, Z11, Z19
+	VPCMPUB    $0x02, Z19, Z18, K2
+	VPERMB.Z   Z15, Z18, K2, Z18
+	VPANDD     Z3, Z18, Z18
+	VPSRLW     $0x01, Z18, Z19
+	VPTERNLOGD $0xe4, Z5, Z19, Z18
+	VPMADDWD   Z6, Z18, Z18
+	MOVQ       $-1, R8
+	BZHIQ      DI, R8, R8
+	KMOVQ      R8, K2
+	VMOVDQU32  Z18, K2, 64(DX)
+	CMPQ       DI, $0x10
+	JBE        avx512_stored
+	SUBQ       $0x10, DI
+	VPERMB     Z17, Z12, Z18
+	VPADDB     Z7, Z18, Z18
+	VPERMB     Z16, Z12, Z19
+	VPCMPUB    $0x02, Z19, Z18, K2
+	VPERMB.Z   Z15, Z18, K2, Z18
+	VPANDD     Z3, Z18, Z18
+	VPSRLW     $0x01, Z18, Z19
+	VPTERNLOGD $0xe4, Z5, Z19, Z18
+	VPMADDWD   Z6, Z18, Z18
+	MOVQ       $-1, R8
+	BZHIQ      DI, R8, R8
+	KMOVQ      R8, K2
+	VMOVDQU32  Z18, K2, 128(DX)
+	CMPQ       DI, $0x10
+	JBE        avx512_stored
+	SUBQ       $0x10, DI
+	VPERMB     Z17, Z13, Z17
+	VPADDB     Z7, Z17, Z17
+	VPERMB     Z16, Z13, Z16
+	VPCMPUB    $0x02, Z16, Z17, K2
+	VPERMB.Z   Z15, Z17, K2, Z15
+	VPANDD     Z3, Z15, Z15
+	VPSRLW     $0x01, Z15, Z16
+	VPTERNLOGD $0xe4, Z5, Z16, Z15
+	VPMADDWD   Z6, Z15, Z15
+	MOVQ       $-1, R8
+	BZHIQ      DI, R8, R8
+	KMOVQ      R8, K2
+	VMOVDQU32  Z15, K2, 192(DX)
 
 avx512_stored:
 	POPCNTQ SI, DI
 	LEAQ    (DX)(DI*4), DX
 	JMP     avx512_next
 
+	// Chunks of eight varints in 64-bit lanes, in a loop: five-byte
+	// varints are rare, and registers are short.
 avx512_wide:
 	VMOVDQU64 decodeBy8<>+0(SB), Z18
 	POPCNTQ   SI, DI
@@ -715,12 +738,14 @@ TEXT ·decodeAVX2(SB), NOSPLIT, $0-64
 	VPBROADCASTD X1, Y1
 
 avx2_window:
-	MOVQ      CX, DI
-	SUBQ      AX, DI
-	CMPQ      DI, $0x48
-	JB        avx2_done
-	VMOVDQU   (AX), Y2
-	VMOVDQU   32(AX), Y3
+	MOVQ    CX, DI
+	SUBQ    AX, DI
+	CMPQ    DI, $0x48
+	JB      avx2_done
+	VMOVDQU (AX), Y2
+	VMOVDQU 32(AX), Y3
+
+	// mask64 combines the VPMOVMSKB of both halves.
 	VPMOVMSKB Y2, DI
 	VPMOVMSKB Y3, R8
 	SHLQ      $0x20, R8
@@ -740,17 +765,23 @@ avx2_window:
 	LZCNTQ    R8, R9
 	MOVQ      $-1, R10
 	SHRXQ     R9, R10, R10
-	MOVQ      DI, R9
-	MOVQ      DI, R11
-	SHRQ      $0x01, R11
-	ANDQ      R11, R9
-	MOVQ      DI, R11
-	SHRQ      $0x02, R11
-	ANDQ      R11, R9
-	MOVQ      DI, R11
-	SHRQ      $0x03, R11
-	ANDQ      R11, R9
-	ANDQ      R10, R9
+
+	// r4: first bytes of runs of four continuation bytes, i.e. of varints
+	// of five bytes or more.
+	MOVQ DI, R9
+	MOVQ DI, R11
+	SHRQ $0x01, R11
+	ANDQ R11, R9
+	MOVQ DI, R11
+	SHRQ $0x02, R11
+	ANDQ R11, R9
+	MOVQ DI, R11
+	SHRQ $0x03, R11
+	ANDQ R11, R9
+	ANDQ R10, R9
+
+	// bad: 00 bytes preceded by a continuation byte. The byte before the
+	// window ends a varint, so bit 0 of cont<<1 is rightly clear.
 	MOVQ      DI, R11
 	SHLQ      $0x01, R11
 	VPCMPEQB  Y0, Y2, Y4
@@ -764,10 +795,14 @@ avx2_window:
 	JNZ       avx2_done
 	TESTQ     R9, R9
 	JZ        avx2_done_checked
-	MOVQ      DI, R11
-	SHRQ      $0x04, R11
-	TESTQ     R9, R11
-	JNZ       avx2_done
+
+	// A fifth continuation byte means six bytes or more: overflow.
+	MOVQ  DI, R11
+	SHRQ  $0x04, R11
+	TESTQ R9, R11
+	JNZ   avx2_done
+
+	// The fifth byte may hold only the top 4 bits of a uint32.
 	MOVQ      R9, R11
 	SHLQ      $0x04, R11
 	VPCMPGTB  Y1, Y2, Y2
@@ -780,6 +815,7 @@ avx2_window:
 	JNZ       avx2_done
 
 avx2_done_checked:
+	// One varint per step: bytes [s, e) of the window, e from the bitmap.
 	MOVQ R8, R9
 	XORQ DI, DI
 
@@ -837,12 +873,14 @@ avx2_done:
 // func encodeAVX512VBMI2(dst []byte, v []uint32) (nd int, nv int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, AVX512VL, BMI2, CMOV, POPCNT
 TEXT ·encodeAVX512VBMI2(SB), NOSPLIT, $0-64
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         dst_len+8(FP), CX
-	ADDQ         AX, CX
-	MOVQ         v_base+24(FP), DX
-	MOVQ         v_len+32(FP), BX
-	LEAQ         (DX)(BX*4), BX
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	ADDQ AX, CX
+	MOVQ v_base+24(FP), DX
+	MOVQ v_len+32(FP), BX
+	LEAQ (DX)(BX*4), BX
+
+	// Byte i of each lane takes bits 7i..7i+7 of the value.
 	MOVQ         $0x312a231c150e0700, SI
 	VMOVQ        SI, X0
 	VPBROADCASTQ X0, Z0
@@ -857,6 +895,10 @@ TEXT ·encodeAVX512VBMI2(SB), NOSPLIT, $0-64
 	VPBROADCASTD X3, Z3
 	MOVQ         $0x7f7f7f7f7f7f7f7f, SI
 
+	// lanes encodes the eight values in the 64-bit lanes of x, keeping the
+	// bytes in limit, and stores them at out. With check, it first jumps to
+	// enc512_done unless they fit.
+	// Sixteen values at a time while 80 bytes of room remain.
 enc512_sixteen:
 	LEAQ      64(DX), DI
 	CMPQ      DI, BX
@@ -880,6 +922,9 @@ enc512_spread:
 	VPANDQ         Z1, Z4, Z4
 	VPTESTMB       Z4, Z4, K1
 	KMOVQ          K1, DI
+
+	// Smear each lane's highest nonzero-group bit downwards: then bit j
+	// of a lane is set iff some group >= j is nonzero.
 	MOVQ           DI, R8
 	SHRQ           $0x01, R8
 	ANDQ           SI, R8
@@ -913,37 +958,42 @@ enc512_spread:
 	VPANDQ         Z1, Z4, Z4
 	VPTESTMB       Z4, Z4, K1
 	KMOVQ          K1, DI
-	MOVQ           DI, R8
-	SHRQ           $0x01, R8
-	ANDQ           SI, R8
-	ORQ            R8, DI
-	MOVQ           DI, R8
-	SHRQ           $0x02, R8
-	ANDQ           encodeSmear<>+0(SB), R8
-	ORQ            R8, DI
-	MOVQ           DI, R8
-	SHRQ           $0x04, R8
-	ANDQ           encodeSmear<>+8(SB), R8
-	ORQ            R8, DI
-	MOVQ           DI, R8
-	SHRQ           $0x01, R8
-	ANDQ           SI, R8
-	ORQ            encodeSmear<>+16(SB), DI
-	ANDQ           $-1, DI
-	POPCNTQ        DI, R9
-	KMOVQ          R8, K1
-	VPORQ          Z2, Z4, Z5
-	VPBLENDMB      Z5, Z4, K1, Z4
-	KMOVQ          DI, K1
-	VPCOMPRESSB.Z  Z4, K1, Z4
-	MOVQ           $-1, R8
-	BZHIQ          R9, R8, R8
-	KMOVQ          R8, K1
-	VMOVDQU8       Z4, K1, (AX)
-	ADDQ           R9, AX
-	ADDQ           $0x40, DX
-	JMP            enc512_sixteen
 
+	// Smear each lane's highest nonzero-group bit downwards: then bit j
+	// of a lane is set iff some group >= j is nonzero.
+	MOVQ          DI, R8
+	SHRQ          $0x01, R8
+	ANDQ          SI, R8
+	ORQ           R8, DI
+	MOVQ          DI, R8
+	SHRQ          $0x02, R8
+	ANDQ          encodeSmear<>+0(SB), R8
+	ORQ           R8, DI
+	MOVQ          DI, R8
+	SHRQ          $0x04, R8
+	ANDQ          encodeSmear<>+8(SB), R8
+	ORQ           R8, DI
+	MOVQ          DI, R8
+	SHRQ          $0x01, R8
+	ANDQ          SI, R8
+	ORQ           encodeSmear<>+16(SB), DI
+	ANDQ          $-1, DI
+	POPCNTQ       DI, R9
+	KMOVQ         R8, K1
+	VPORQ         Z2, Z4, Z5
+	VPBLENDMB     Z5, Z4, K1, Z4
+	KMOVQ         DI, K1
+	VPCOMPRESSB.Z Z4, K1, Z4
+	MOVQ          $-1, R8
+	BZHIQ         R9, R8, R8
+	KMOVQ         R8, K1
+	VMOVDQU8      Z4, K1, (AX)
+	ADDQ          R9, AX
+	ADDQ          $0x40, DX
+	JMP           enc512_sixteen
+
+	// The rest eight at a time, loaded masked: missing lanes are zero, and
+	// their bytes are left out of the output.
 enc512_eight:
 	MOVQ           BX, DI
 	SUBQ           DX, DI
@@ -964,41 +1014,44 @@ enc512_eight:
 	VPANDQ         Z1, Z3, Z3
 	VPTESTMB       Z3, Z3, K1
 	KMOVQ          K1, R9
-	MOVQ           R9, R10
-	SHRQ           $0x01, R10
-	ANDQ           SI, R10
-	ORQ            R10, R9
-	MOVQ           R9, R10
-	SHRQ           $0x02, R10
-	ANDQ           encodeSmear<>+0(SB), R10
-	ORQ            R10, R9
-	MOVQ           R9, R10
-	SHRQ           $0x04, R10
-	ANDQ           encodeSmear<>+8(SB), R10
-	ORQ            R10, R9
-	MOVQ           R9, R11
-	SHRQ           $0x01, R11
-	ANDQ           SI, R11
-	ORQ            encodeSmear<>+16(SB), R9
-	ANDQ           R8, R9
-	POPCNTQ        R9, R8
-	MOVQ           CX, R10
-	SUBQ           AX, R10
-	CMPQ           R8, R10
-	JA             enc512_done
-	KMOVQ          R11, K1
-	VPORQ          Z2, Z3, Z4
-	VPBLENDMB      Z4, Z3, K1, Z3
-	KMOVQ          R9, K1
-	VPCOMPRESSB.Z  Z3, K1, Z3
-	MOVQ           $-1, R10
-	BZHIQ          R8, R10, R10
-	KMOVQ          R10, K1
-	VMOVDQU8       Z3, K1, (AX)
-	ADDQ           R8, AX
-	SHRQ           $0x01, DI
-	ADDQ           DI, DX
-	JMP            enc512_eight
+
+	// Smear each lane's highest nonzero-group bit downwards: then bit j
+	// of a lane is set iff some group >= j is nonzero.
+	MOVQ          R9, R10
+	SHRQ          $0x01, R10
+	ANDQ          SI, R10
+	ORQ           R10, R9
+	MOVQ          R9, R10
+	SHRQ          $0x02, R10
+	ANDQ          encodeSmear<>+0(SB), R10
+	ORQ           R10, R9
+	MOVQ          R9, R10
+	SHRQ          $0x04, R10
+	ANDQ          encodeSmear<>+8(SB), R10
+	ORQ           R10, R9
+	MOVQ          R9, R11
+	SHRQ          $0x01, R11
+	ANDQ          SI, R11
+	ORQ           encodeSmear<>+16(SB), R9
+	ANDQ          R8, R9
+	POPCNTQ       R9, R8
+	MOVQ          CX, R10
+	SUBQ          AX, R10
+	CMPQ          R8, R10
+	JA            enc512_done
+	KMOVQ         R11, K1
+	VPORQ         Z2, Z3, Z4
+	VPBLENDMB     Z4, Z3, K1, Z3
+	KMOVQ         R9, K1
+	VPCOMPRESSB.Z Z3, K1, Z3
+	MOVQ          $-1, R10
+	BZHIQ         R8, R10, R10
+	KMOVQ         R10, K1
+	VMOVDQU8      Z3, K1, (AX)
+	ADDQ          R8, AX
+	SHRQ          $0x01, DI
+	ADDQ          DI, DX
+	JMP           enc512_eight
 
 enc512_done:
 	MOVQ dst_base+0(FP), CX
@@ -1031,6 +1084,9 @@ TEXT ·encodeAVX2(SB), NOSPLIT, $0-64
 	VMOVD        R8, X0
 	VPBROADCASTD X0, Y0
 
+	// value emits the encoding of the value at p as an 8-byte store at out.
+	// Eight values at a time while 48 bytes of room remain (eight varints
+	// of five bytes, the last store spanning eight).
 avx2enc_eight:
 	LEAQ         32(DX), R8
 	CMPQ         R8, BX
@@ -1055,6 +1111,8 @@ avx2enc_slow:
 avx2enc_slow_value:
 	MOVL  (DX), R11
 	PDEPQ SI, R11, R11
+
+	// Bit 7 of each nonzero group's byte, plus byte 0, which always counts.
 	MOVQ  R11, R12
 	ADDQ  SI, R12
 	ANDQ  DI, R12
@@ -1071,6 +1129,7 @@ avx2enc_slow_value:
 	JNZ   avx2enc_slow_value
 	JMP   avx2enc_eight
 
+	// The rest one at a time, while 8 bytes of room remain.
 avx2enc_one:
 	LEAQ  4(DX), R8
 	CMPQ  R8, BX
@@ -1080,6 +1139,8 @@ avx2enc_one:
 	JA    avx2enc_done
 	MOVL  (DX), R8
 	PDEPQ SI, R8, R8
+
+	// Bit 7 of each nonzero group's byte, plus byte 0, which always counts.
 	MOVQ  R8, R9
 	ADDQ  SI, R9
 	ANDQ  DI, R9

@@ -188,8 +188,7 @@ func kernel(name string, width int, c consts) {
 	k3 := crcTables("Fold3x", 8*3*width)
 	k2 := crcTables("Fold2x", 8*2*width)
 	k1 := crcTables("Fold1x", 8*width)
-	// Lane j of the last vector moves (lanes-1-j)*128 bits to the last lane;
-	// the last lane's pair is zero, and the lane itself is XORed in instead.
+	Comment("Lane j of the last vector moves (lanes-1-j)*128 bits to the last lane;", "the last lane's pair is zero, and the lane itself is XORed in instead.")
 	var lanePairs [][2]uint64
 	for j := range lanes {
 		if j == lanes-1 {
@@ -200,8 +199,7 @@ func kernel(name string, width int, c consts) {
 	}
 	kLanes := pairs(fmt.Sprintf("crcLanes%d", width), lanePairs)
 
-	// fold moves v forward by the distance of the constants in kv and XORs
-	// in next: v = v.lo*k.lo ^ v.hi*k.hi ^ next.
+	Comment("fold moves v forward by the distance of the constants in kv and XORs", "in next: v = v.lo*k.lo ^ v.hi*k.hi ^ next.")
 	fold := func(v, kv VecVirtual, next Op) {
 		var t VecVirtual
 		switch v.Size() {
@@ -251,7 +249,7 @@ func kernel(name string, width int, c consts) {
 	CMPQ(n, U32(4*width))
 	JB(LabelRef(l("one_start")))
 
-	// Four accumulators, 4*width bytes per step.
+	Comment("Four accumulators, 4*width bytes per step.")
 	acc := []VecVirtual{v, wide(), wide(), wide()}
 	for i, a := range acc {
 		loadV(Mem{Base: p, Disp: i * width}, a)
@@ -277,7 +275,7 @@ func kernel(name string, width int, c consts) {
 		JAE(LabelRef(l("four")))
 	}
 	Label(l("combine"))
-	// Fold the first three accumulators onto the fourth, in parallel.
+	Comment("Fold the first three accumulators onto the fourth, in parallel.")
 	for i, m := range []Mem{k3, k2, k1} {
 		fold(acc[i], loadK(m), acc[3])
 		acc[3] = acc[i]
@@ -289,7 +287,7 @@ func kernel(name string, width int, c consts) {
 	}
 	JMP(LabelRef(l("one")))
 
-	// One accumulator, width bytes per step.
+	Comment("One accumulator, width bytes per step.")
 	Label(l("one_start"))
 	loadV(Mem{Base: p}, v)
 	if width == 64 {
@@ -312,7 +310,7 @@ func kernel(name string, width int, c consts) {
 		JAE(LabelRef(l("one_loop")))
 	}
 
-	// Fold the lanes of v into one 128-bit value x.
+	Comment("Fold the lanes of v into one 128-bit value x.")
 	Label(l("lanes"))
 	x := XMM()
 	{
@@ -335,14 +333,14 @@ func kernel(name string, width int, c consts) {
 	}
 	JMP(LabelRef(l("blocks")))
 
-	// Fewer than width bytes: start from one 16-byte block.
+	Comment("Fewer than width bytes: start from one 16-byte block.")
 	Label(l("xmm_start"))
 	VMOVDQU(Mem{Base: p}, x)
 	VPXOR(x0, x, x)
 	ADDQ(U8(16), p)
 	SUBQ(U8(16), n)
 
-	// 16-byte blocks.
+	Comment("16-byte blocks.")
 	Label(l("blocks"))
 	k128 := XMM()
 	VMOVDQU(c.k128, k128)
@@ -355,10 +353,7 @@ func kernel(name string, width int, c consts) {
 	CMPQ(n, U8(16))
 	JAE(LabelRef(l("block")))
 
-	// The last r = n bytes (0 < r < 16): the message now ends with x's 16
-	// bytes and then r more. Its last 16 bytes, b, are x shifted down r
-	// bytes with the r new bytes above; the r bytes of x that fall out, a,
-	// sit at the top of a block of their own, folded onto b.
+	Comment("The last r = n bytes (0 < r < 16): the message now ends with x's 16", "bytes and then r more. Its last 16 bytes, b, are x shifted down r", "bytes with the r new bytes above; the r bytes of x that fall out, a,", "sit at the top of a block of their own, folded onto b.")
 	Label(l("tail"))
 	TESTQ(n, n)
 	JZ(LabelRef(l("reduce")))
@@ -374,17 +369,7 @@ func kernel(name string, width int, c consts) {
 		fold(x, k128, b)
 	}
 
-	// 128 bits to 32. Register bit t of x holds the coefficient of
-	// x^(127-t). Folding the low qword H by x^96 mod P onto the high one L
-	// leaves V = H*(x^96 mod P) + L*x^32, of degree < 96, with bit t
-	// holding x^(95-t): V1 = floor(V/x^32) in the low qword, V0 in bits
-	// 64-95. Barrett then needs two products: the quotient
-	// q = floor(V1*mu/x^63), mu = floor(x^95/P) (exact for deg V < 96),
-	// which lands in the low qword of the product with mu reflected over
-	// 64 bits, and the low 32 terms of q*P, which land in bits 64-95 with
-	// P reflected over 33 bits, next to V0. (The CRC is V mod P =
-	// V0 + (q*P mod x^32); zlib's and Intel's reductions take four
-	// products, this one three, as Linux's crc-pclmul template does.)
+	Comment("128 bits to 32. Register bit t of x holds the coefficient of", "x^(127-t). Folding the low qword H by x^96 mod P onto the high one L", "leaves V = H*(x^96 mod P) + L*x^32, of degree < 96, with bit t", "holding x^(95-t): V1 = floor(V/x^32) in the low qword, V0 in bits", "64-95. Barrett then needs two products: the quotient", "q = floor(V1*mu/x^63), mu = floor(x^95/P) (exact for deg V < 96),", "which lands in the low qword of the product with mu reflected over", "64 bits, and the low 32 terms of q*P, which land in bits 64-95 with", "P reflected over 33 bits, next to V0. (The CRC is V mod P =", "V0 + (q*P mod x^32); zlib's and Intel's reductions take four", "products, this one three, as Linux's crc-pclmul template does.)")
 	Label(l("reduce"))
 	{
 		t, kb := XMM(), XMM()

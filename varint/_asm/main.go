@@ -80,8 +80,7 @@ func constQ(c uint64) GPVirtual {
 // whose values need more than the four bytes of a 32-bit lane.
 func windowChecks(cont, cmask GPVirtual, zero, big func() GPVirtual, bail string) GPVirtual {
 	r4, t := GP64(), GP64()
-	// r4: first bytes of runs of four continuation bytes, i.e. of varints
-	// of five bytes or more.
+	Comment("r4: first bytes of runs of four continuation bytes, i.e. of varints", "of five bytes or more.")
 	MOVQ(cont, r4)
 	for _, s := range []uint64{1, 2, 3} {
 		MOVQ(cont, t)
@@ -90,8 +89,7 @@ func windowChecks(cont, cmask GPVirtual, zero, big func() GPVirtual, bail string
 	}
 	ANDQ(cmask, r4)
 
-	// bad: 00 bytes preceded by a continuation byte. The byte before the
-	// window ends a varint, so bit 0 of cont<<1 is rightly clear.
+	Comment("bad: 00 bytes preceded by a continuation byte. The byte before the", "window ends a varint, so bit 0 of cont<<1 is rightly clear.")
 	bad := GP64()
 	MOVQ(cont, bad)
 	SHLQ(U8(1), bad)
@@ -101,12 +99,12 @@ func windowChecks(cont, cmask GPVirtual, zero, big func() GPVirtual, bail string
 
 	TESTQ(r4, r4)
 	JZ(LabelRef(bail + "_checked"))
-	// A fifth continuation byte means six bytes or more: overflow.
+	Comment("A fifth continuation byte means six bytes or more: overflow.")
 	MOVQ(cont, t)
 	SHRQ(U8(4), t)
 	TESTQ(r4, t)
 	JNZ(LabelRef(bail))
-	// The fifth byte may hold only the top 4 bits of a uint32.
+	Comment("The fifth byte may hold only the top 4 bits of a uint32.")
 	MOVQ(r4, t)
 	SHLQ(U8(4), t)
 	TESTQ(big(), t)
@@ -208,10 +206,9 @@ func decodeAVX512VBMI2() {
 		"before a window whose values do not fit in dst.",
 	)
 	iotaTab := bytesTable("decodeIota", func(i int) byte { return byte(i) })
-	// Byte i takes byte i-1: turns "end of varint j" into "start of j+1".
+	Comment("Byte i takes byte i-1: turns \"end of varint j\" into \"start of j+1\".")
 	prevTab := bytesTable("decodePrev", func(i int) byte { return byte(max(i-1, 0)) })
-	// Byte i of a chunk's gather index names varint i/4 (32-bit lanes) or
-	// i/8 (64-bit lanes) of the chunk.
+	Comment("Byte i of a chunk's gather index names varint i/4 (32-bit lanes) or", "i/8 (64-bit lanes) of the chunk.")
 	by4 := GLOBL("decodeBy4", RODATA|NOPTR)
 	for i := range 256 {
 		DATA(i, U8(byte(i/4)))
@@ -250,7 +247,7 @@ func decodeAVX512VBMI2() {
 	JZ(LabelRef("avx512_done"))
 	CMPQ(avail, U8(64))
 	JAE(LabelRef("avx512_full"))
-	// Fewer than 64 bytes left: a masked load reads only src's bytes.
+	Comment("Fewer than 64 bytes left: a masked load reads only src's bytes.")
 	{
 		r, kload := GP64(), K()
 		MOVQ(I64(-1), r)
@@ -286,7 +283,7 @@ func decodeAVX512VBMI2() {
 		},
 		"avx512_done")
 
-	// ends: byte j = offset of the last byte of varint j; starts: of its first.
+	Comment("ends: byte j = offset of the last byte of varint j; starts: of its first.")
 	kstop, ends, starts := K(), ZMM(), ZMM()
 	KMOVQ(stop, kstop)
 	VPCOMPRESSB_Z(iota, kstop, ends)
@@ -295,9 +292,7 @@ func decodeAVX512VBMI2() {
 	TESTQ(wide, wide)
 	JNZ(LabelRef("avx512_wide"))
 
-	// chunk gathers the varints named by idx into a vector, merges their
-	// groups with merge, and stores the first min(n, lanes) of them at
-	// disp(out) with store.
+	Comment("chunk gathers the varints named by idx into a vector, merges their", "groups with merge, and stores the first min(n, lanes) of them at", "disp(out) with store.")
 	chunk := func(idx, seq VecVirtual, n GPVirtual, disp int, merge func(v VecVirtual), store func(v VecVirtual, k OpmaskVirtual, m Mem)) {
 		g, e, v, kin, kst, r := ZMM(), ZMM(), ZMM(), K(), K(), GP64()
 		VPERMB(starts, idx, g)
@@ -320,7 +315,7 @@ func decodeAVX512VBMI2() {
 		return t
 	}
 
-	// Up to four chunks of 16 varints, unrolled.
+	Comment("Up to four chunks of 16 varints, unrolled.")
 	{
 		n := GP64()
 		POPCNTQ(stop, n)
@@ -339,8 +334,7 @@ func decodeAVX512VBMI2() {
 	}
 	JMP(LabelRef("avx512_next"))
 
-	// Chunks of eight varints in 64-bit lanes, in a loop: five-byte
-	// varints are rare, and registers are short.
+	Comment("Chunks of eight varints in 64-bit lanes, in a loop: five-byte", "varints are rare, and registers are short.")
 	Label("avx512_wide")
 	{
 		idx, n := ZMM(), GP64()
@@ -404,7 +398,7 @@ func decodeAVX2() {
 	lo, hi := YMM(), YMM()
 	VMOVDQU(Mem{Base: st.p}, lo)
 	VMOVDQU(Mem{Base: st.p, Disp: 32}, hi)
-	// mask64 combines the VPMOVMSKB of both halves.
+	Comment("mask64 combines the VPMOVMSKB of both halves.")
 	mask64 := func(a, b VecVirtual) GPVirtual {
 		r, t := GP64(), GP64()
 		VPMOVMSKB(a, r.As32())
@@ -436,7 +430,7 @@ func decodeAVX2() {
 		},
 		"avx2_done") // PEXT takes five-byte varints in its stride
 
-	// One varint per step: bytes [s, e) of the window, e from the bitmap.
+	Comment("One varint per step: bytes [s, e) of the window, e from the bitmap.")
 	s, m := GP64(), GP64()
 	MOVQ(stop, m)
 	XORQ(s, s)
@@ -529,24 +523,21 @@ func encodeAVX512VBMI2() {
 	DATA(16, U64(0x0101010101010101))
 
 	st := loadEncoderState()
-	// Byte i of each lane takes bits 7i..7i+7 of the value.
+	Comment("Byte i of each lane takes bits 7i..7i+7 of the value.")
 	spread := broadcastQ(0x312a231c150e0700, ZMM())
 	low7 := broadcastD(0x7f7f7f7f, ZMM())
 	high := broadcastD(0x80808080, ZMM())
 	notByte := broadcastD(0xffffff80, ZMM())
 	m7f := constQ(0x7f7f7f7f7f7f7f7f)
 
-	// lanes encodes the eight values in the 64-bit lanes of x, keeping the
-	// bytes in limit, and stores them at out. With check, it first jumps to
-	// enc512_done unless they fit.
+	Comment("lanes encodes the eight values in the 64-bit lanes of x, keeping the", "bytes in limit, and stores them at out. With check, it first jumps to", "enc512_done unless they fit.")
 	lanes := func(x VecVirtual, limit Op, check bool) {
 		VPMULTISHIFTQB(x, spread, x)
 		VPANDQ(low7, x, x)
 		knz, r, t := K(), GP64(), GP64()
 		VPTESTMB(x, x, knz)
 		KMOVQ(knz, r)
-		// Smear each lane's highest nonzero-group bit downwards: then bit j
-		// of a lane is set iff some group >= j is nonzero.
+		Comment("Smear each lane's highest nonzero-group bit downwards: then bit j", "of a lane is set iff some group >= j is nonzero.")
 		for _, sm := range []struct {
 			shift uint64
 			mask  Op
@@ -582,7 +573,7 @@ func encodeAVX512VBMI2() {
 		ADDQ(n, st.out)
 	}
 
-	// Sixteen values at a time while 80 bytes of room remain.
+	Comment("Sixteen values at a time while 80 bytes of room remain.")
 	Label("enc512_sixteen")
 	st.fits(16, 80, "enc512_eight")
 	{
@@ -606,8 +597,7 @@ func encodeAVX512VBMI2() {
 	ADDQ(U8(64), st.p)
 	JMP(LabelRef("enc512_sixteen"))
 
-	// The rest eight at a time, loaded masked: missing lanes are zero, and
-	// their bytes are left out of the output.
+	Comment("The rest eight at a time, loaded masked: missing lanes are zero, and", "their bytes are left out of the output.")
 	Label("enc512_eight")
 	{
 		left, limit, kin, y, x := GP64(), GP64(), K(), YMM(), ZMM()
@@ -655,12 +645,12 @@ func encodeAVX2() {
 	highs := constQ(0x0000008080808080)
 	notByte := broadcastD(0xffffff80, YMM())
 
-	// value emits the encoding of the value at p as an 8-byte store at out.
+	Comment("value emits the encoding of the value at p as an 8-byte store at out.")
 	value := func() {
 		x, y, nz, hb := GP64(), GP64(), GP64(), GP64()
 		MOVL(Mem{Base: p}, x.As32())
 		PDEPQ(groups, x, y)
-		// Bit 7 of each nonzero group's byte, plus byte 0, which always counts.
+		Comment("Bit 7 of each nonzero group's byte, plus byte 0, which always counts.")
 		MOVQ(y, nz)
 		ADDQ(groups, nz)
 		ANDQ(highs, nz)
@@ -674,8 +664,7 @@ func encodeAVX2() {
 		LEAQ(Mem{Base: out, Index: hb, Scale: 1, Disp: 1}, out)
 		ADDQ(U8(4), p)
 	}
-	// Eight values at a time while 48 bytes of room remain (eight varints
-	// of five bytes, the last store spanning eight).
+	Comment("Eight values at a time while 48 bytes of room remain (eight varints", "of five bytes, the last store spanning eight).")
 	Label("avx2enc_eight")
 	st.fits(8, 48, "avx2enc_one")
 	y, lo := YMM(), XMM()
@@ -700,7 +689,7 @@ func encodeAVX2() {
 	}
 	JMP(LabelRef("avx2enc_eight"))
 
-	// The rest one at a time, while 8 bytes of room remain.
+	Comment("The rest one at a time, while 8 bytes of room remain.")
 	Label("avx2enc_one")
 	st.fits(1, 8, "avx2enc_done")
 	value()
