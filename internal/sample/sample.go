@@ -1,12 +1,12 @@
-// Package sample is the project's own sample of logged LLM API traffic: a
-// seeded generator of OpenAI-style JSONL logs, and a sample made with it and
+// Package sample is the project's own sample of logged LLM API traffic,
+// made by a seeded generator of OpenAI-style JSONL logs (package gen) and
 // embedded here, so that tests, benchmarks and demos need no private data.
 //
 // # The sample
 //
 // [JSONL] returns the embedded file, sample.jsonl: 450 lines, 1,178,370 bytes,
 // one compact JSON record a line, as an API gateway logs requests and
-// responses. All of its text is synthesized (see words.go and text.go); it
+// responses. All of its text is synthesized (see gen/words.go and gen/text.go); it
 // copies nothing from the development corpus, whose shapes and statistics
 // it imitates. The mix of records is that of the development corpus:
 //
@@ -70,51 +70,28 @@
 // times, xz -9 7.9 times (megabyte slices of the corpus: 3.7 to 4.2, 6.0 to
 // 7.3, 6.2 to 7.5).
 //
-// sample_test.go checks every number above but the compression ratios, and
+// gen's tests check every number above but the compression ratios, and
 // the presence of every feature listed.
 //
 // # Generating
 //
-// [Generate] makes a sample of any size from any seed; the mix holds within
-// a few percent for every seed. The output depends only on the seed and the
-// number of lines: the generator draws every choice from one PCG stream
-// (math/rand/v2's documented PCG-DXSM, and nothing derived from it that Go
-// might change), uses no floating point, no maps in any order-dependent way
-// and no clock, so it is byte for byte the same on every platform.
-// [DefaultSeed] was picked among the first 300 seeds as one whose sample has
-// every feature above and statistics close to the corpus.
-//
-// To regenerate sample.jsonl after changing the generator, run
+// The sample is made by package gen (internal/sample/gen), from
+// gen.DefaultSeed; regenerate it after changing the generator with
 //
 //	go generate ./internal/sample
 //
-// and update the numbers above and in TestDocumentedStatistics;
+// and update the numbers above and in gen's TestDocumentedStatistics;
 // TestEmbeddedUpToDate fails while the file and its generator disagree.
 package sample
 
 import _ "embed"
 
-//go:generate go run ./gen -o sample.jsonl
-
-// The seed and size of the embedded sample.
-const (
-	DefaultSeed  uint64 = 292
-	DefaultLines int    = 450
-)
+//go:generate go run ./gen/gensample -o sample.jsonl
 
 //go:embed sample.jsonl
 var embedded []byte
 
-// JSONL returns the embedded sample, Generate(DefaultSeed, DefaultLines).
-// Each call returns a new copy, which the caller may modify.
+// JSONL returns the embedded sample, gen.Generate(gen.DefaultSeed,
+// gen.DefaultLines). Each call returns a new copy, which the caller may
+// modify.
 func JSONL() []byte { return append([]byte(nil), embedded...) }
-
-// Generate returns lines records of synthetic traffic, one JSON object a
-// line, each line ending in a newline; nil if lines is not positive. The
-// same seed and lines always give the same bytes.
-func Generate(seed uint64, lines int) []byte {
-	if lines <= 0 {
-		return nil
-	}
-	return newGen(seed, lines).run()
-}

@@ -1,4 +1,4 @@
-package sample
+package gen
 
 // Vocabularies for the text synthesizer (text.go). Every word list here was
 // written for this package; none of it comes from the development corpus.
