@@ -5,7 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// Auto-selection thresholds, from the compression spec §5.5.2.
+// Auto-selection thresholds, from the reference's compression spec
+// (docs/protocol.md §2.4).
 const (
 	autoPassthrough = 100  // bytes: below this, compression cannot pay
 	autoLarge       = 1024 // bytes: above this, Brotli if repetitive

@@ -301,7 +301,7 @@ func textOf(lines [][]byte, n int) string {
 
 // BenchmarkTokenNative compares TokenNative with M2M v1 and Brotli wire
 // messages (text form, as sent) on the corpus records of each size class,
-// the reference's comparison (reference-implementation.md §11.4-11.5). It
+// the reference's comparison (docs/protocol.md §11). It
 // reports what the spec's claims are about, per record: wire-B (bytes of
 // the wire message), saved-% (1 - wire bytes / JSON bytes, byte-weighted),
 // tokens (cl100k BPE tokens of the JSON) and wire-tokens (cl100k tokens of

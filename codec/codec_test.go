@@ -36,7 +36,7 @@ func cost(model string, prompt, completion uint32) []byte {
 }
 
 // TestReferenceQuirks decodes the layouts the reference encoder produces
-// and this package never writes (reference-implementation.md §12.3-4).
+// and this package never writes (docs/protocol.md §10.1-10.2).
 func TestReferenceQuirks(t *testing.T) {
 	dec, _ := NewDecoder()
 	var h Header

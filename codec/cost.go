@@ -12,7 +12,7 @@ type price struct {
 	in, out float32
 }
 
-// pricing is the reference's table (reference-implementation.md §2.8):
+// pricing is the reference's table (docs/protocol.md §3.8):
 // the first prefix of the lower-cased model name that matches wins.
 var pricing = []price{
 	{"gpt-4o-mini", 0.015, 0.06},

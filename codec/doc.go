@@ -35,7 +35,7 @@
 //
 // The encoder derives the header from the JSON in one pass (see HeaderOf
 // for which schema a JSON shape gets): requests and responses exactly as
-// the reference does (reference-implementation.md §2.7-2.11), and the
+// the reference does (docs/protocol.md §3.7-3.11), and the
 // schemas the reference only decodes (stream chunks, errors, embeddings)
 // with the header the reference's decoder expects for them.
 //

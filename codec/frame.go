@@ -21,7 +21,7 @@ type Limits struct {
 	MaxArray        int // elements of one JSON array, and members of one object in Token v1; default 10,000
 }
 
-// DefaultLimits are the protocol's limits (wire format §3.8).
+// DefaultLimits are the protocol's limits (docs/protocol.md §8).
 var DefaultLimits = Limits{
 	MaxMessage:      16 << 20,
 	MaxDecompressed: 16 << 20,

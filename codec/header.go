@@ -215,8 +215,7 @@ type Header struct {
 }
 
 // Quirks are layouts the reference encoder produces that a decoder must
-// accept (reference-implementation.md §12.3, §12.4); this package never
-// writes them.
+// accept (docs/protocol.md §10.1, §10.2); this package never writes them.
 type Quirks uint8
 
 const (

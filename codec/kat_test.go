@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// Known answers from reference-implementation.md: §2.13 and §11.3 (frames,
-// derived by re-implementing the reference's layout), §2.8 (costs), §5.2
-// (Brotli), §10.5 (Token v1).
+// Known answers of docs/protocol.md §9: the frames of §3.13 and §9.1
+// (derived by re-implementing the reference's layout), costs (§3.8),
+// Brotli (§6.1) and Token v1 (§6.2).
 
 func unhex(t *testing.T, s string) []byte {
 	t.Helper()
@@ -30,7 +30,7 @@ var frameKATs = []struct {
 	name, json, frame, str string
 }{
 	{
-		name:  "A: request, uncompressed (§2.13)",
+		name:  "A: request, uncompressed (§3.13)",
 		json:  `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}`,
 		frame: "234d324d7c317c2200010000000000000000000000000000000000066770742d346f0101020ad7a33b3e0000006e6055a47b226d6f64656c223a226770742d346f222c226d65737361676573223a5b7b22726f6c65223a2275736572222c22636f6e74656e74223a224869227d5d7d",
 		str:   "#M2M|1|IgABAAAAAAAAAAAAAAAAAAAAAAAGZ3B0LTRvAQECCtejOz4AAABuYFWkeyJtb2RlbCI6ImdwdC00byIsIm1lc3NhZ2VzIjpbeyJyb2xlIjoidXNlciIsImNvbnRlbnQiOiJIaSJ9XX0=",
@@ -117,8 +117,8 @@ func TestHeaderKnownAnswers(t *testing.T) {
 	}
 }
 
-// TestCostKnownAnswers pins the f32 bit patterns of §2.8 and its
-// reference-test values.
+// TestCostKnownAnswers pins the f32 bit patterns of docs/protocol.md §3.8
+// and the reference's own test values.
 func TestCostKnownAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		model              string

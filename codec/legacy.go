@@ -15,9 +15,9 @@ import (
 // Token v1 (#T1|) is the abbreviated-JSON format of old reference versions.
 // It is lossy (nulls and default values are dropped, and expanding can
 // touch genuine keys such as "c"), so decoding is best effort: this is the
-// dialect of the reference's current TokenCodec (reference-implementation.md
-// §10.1-10.5), and the result is re-serialised with sorted keys, as the
-// reference's engine did, byte for byte as encoding/json wrote it.
+// dialect of the reference's current TokenCodec (docs/protocol.md §6.2),
+// and the result is re-serialised with sorted keys, as the reference's
+// engine did, byte for byte as encoding/json wrote it.
 //
 // Decoding works on the text and within the limits at every step: the
 // control characters are expanded only after measuring the expansion (one
@@ -27,9 +27,9 @@ import (
 // against MaxArray; it runs twice, once to measure the output against the
 // limit, once to write it into room made for it.
 
-// tokenV1Patterns expands the control characters of §10.4, which the
-// reference always expands when decoding; every other byte stands for
-// itself.
+// tokenV1Patterns expands the control characters of docs/protocol.md §6.2,
+// which the reference always expands when decoding; every other byte
+// stands for itself.
 var tokenV1Patterns = [...]string{
 	0x01: `{"role":"user","content":"`,
 	0x02: `{"role":"assistant","content":"`,
@@ -139,13 +139,13 @@ func (d *Decoder) appendTokenV1(dst, body []byte) ([]byte, error) {
 
 // A tokenV1Writer rewrites the expanded JSON of a Token v1 message, which
 // jsonscan has found valid and within the limits, as the reference's
-// engine did (§10.5): keys renamed, role and model values expanded, the
-// request defaults restored, compact, keys sorted, strings escaped as
-// encoding/json escapes them without HTML escaping. It reads values where
-// they are; an object's members are listed to be sorted. Where several
-// members of an object have the same key, after renaming, the last one
-// wins (a decoder built on Go maps would pick one at random when renaming
-// made them equal).
+// engine did (docs/protocol.md §6.2): keys renamed, role and model values
+// expanded, the request defaults restored, compact, keys sorted, strings
+// escaped as encoding/json escapes them without HTML escaping. It reads
+// values where they are; an object's members are listed to be sorted.
+// Where several members of an object have the same key, after renaming,
+// the last one wins (a decoder built on Go maps would pick one at random
+// when renaming made them equal).
 type tokenV1Writer struct {
 	src        []byte          // the expanded JSON
 	measure    bool            // count the output in n instead of appending it to out

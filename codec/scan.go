@@ -56,7 +56,7 @@ func headerOf(h *Header, f *jsonscan.Fields, reference bool) {
 		h.Flags = Flags(f.RequestFlags)
 		// The flag says "a max_tokens value follows": set it only when one
 		// does, unlike the reference, whose decoder would otherwise read the
-		// cost as max_tokens (§12.4).
+		// cost as max_tokens (docs/protocol.md §10.1).
 		if f.MaxTokensOK {
 			h.MaxTokens = f.MaxTokens
 		} else {

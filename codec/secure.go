@@ -13,7 +13,7 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// Frame security (reference-implementation.md §3.1-3.3), with the real
+// Frame security (docs/protocol.md §4.1-4.3), with the real
 // primitives only:
 //
 //   - HMAC (security 0x01): the plain frame with security byte 0x01, then

@@ -36,8 +36,8 @@ func secureCodecs(t *testing.T, mode Security) (*Encoder, *Decoder) {
 	return enc, dec
 }
 
-// Known answers of reference-implementation.md §11.3: HMAC tags, and AEAD
-// frames with the nonce 01..0c, key 32 x 0x42.
+// Known answers of docs/protocol.md §9.1: HMAC tags, and AEAD frames with
+// the nonce 01..0c, key 32 x 0x42.
 func TestSecureKnownAnswers(t *testing.T) {
 	hmacTags := map[int]string{
 		0: "f68418f2ce190619a2c4ccf635f0e9e9c0651a3bbbc6627037da630e16bc6672",
@@ -77,7 +77,7 @@ func TestSecureKnownAnswers(t *testing.T) {
 			}
 		}
 	}
-	// The reference's HMAC string form for A (§11.3).
+	// The reference's HMAC string form for A (docs/protocol.md §9.1).
 	const hmacString = "#M2M|1|IgABAQAAAAAAAAAAAAAAAAAAAAAGZ3B0LTRvAQECCtejOz4AAABuYFWkeyJtb2RlbCI6ImdwdC00byIsIm1lc3NhZ2VzIjpbeyJyb2xlIjoidXNlciIsImNvbnRlbnQiOiJIaSJ9XX32hBjyzhkGGaLEzPY18OnpwGUaO7vGYnA32mMOFrxmcg=="
 	if s, err := hmacEnc.AppendFrameString(nil, []byte(frameKATs[0].json)); err != nil || string(s) != hmacString {
 		t.Errorf("HMAC string form = %s, %v", s, err)

@@ -10,7 +10,7 @@ import (
 	"github.com/m2m-go/m2m/varint"
 )
 
-// TokenNative (reference-implementation.md §4) sends the BPE token ids of
+// TokenNative (docs/protocol.md §5) sends the BPE token ids of
 // a text instead of the text:
 //
 //	text form:   "#TK|" tokenizer-char "|" base64(varint(id)...)

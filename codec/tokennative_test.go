@@ -14,7 +14,7 @@ import (
 	"github.com/m2m-go/m2m/varint"
 )
 
-// Known answers of reference-implementation.md §4.6.
+// Known answers of docs/protocol.md §5.4.
 var tokenNativeKATs = []struct {
 	text, wire, binary string
 	enc                tokenizer.Encoding

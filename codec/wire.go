@@ -41,7 +41,8 @@ func (a Algorithm) String() string {
 
 // The prefixes, and the prefixes of formats nobody can decode: text that
 // starts with one of those is an error, not passthrough (the reference
-// passes them through, §12.11, which hides typos and future versions).
+// passes them through, which hides typos and future versions:
+// docs/protocol.md §10.6).
 const (
 	prefixTokenNative = "#TK|"
 	prefixBrotli      = "#M2M[v3.0]|DATA:"
@@ -56,8 +57,8 @@ const (
 var reserved = []string{"#M2M|", "#M2M[", "#M3|"}
 
 // Detect returns the format of a wire message from its prefix, checked in
-// the order of reference-implementation.md §1.3 (#M2M|1| before any other
-// #M2M). Text with no prefix is None. It fails with ErrInvalidCodec for a
+// the order of docs/protocol.md §2.2 (#M2M|1| before any other #M2M).
+// Text with no prefix is None. It fails with ErrInvalidCodec for a
 // reserved prefix it cannot decode, such as #M2M|2|.
 func Detect(wire []byte) (Algorithm, error) {
 	switch {

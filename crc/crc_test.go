@@ -21,7 +21,7 @@ func TestKnownAnswers(t *testing.T) {
 			{"a", 0xe8b7be43},
 			{"123456789", 0xcbf43926}, // the CRC-32/ISO-HDLC check value
 			{"The quick brown fox jumps over the lazy dog", 0x414fa339},
-			// The JSON of the M2M v1 worked example (reference-implementation.md §2.13).
+			// The JSON of the M2M v1 worked example (docs/protocol.md §3.13).
 			{`{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}`, 0xa455606e},
 		} {
 			if got := Checksum([]byte(ka.in)); got != ka.want {

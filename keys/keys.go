@@ -1,5 +1,5 @@
 // Package keys derives and exchanges the keys M2M frames are secured with,
-// exactly as the Rust reference does (reference-implementation.md §3.5-3.8):
+// exactly as the Rust reference does (docs/protocol.md §4.4-4.5):
 // HKDF-SHA256 with an absent salt and ASCII paths under "m2m/v1/" as info,
 // a keyring with a default key, and X25519 key exchange.
 //

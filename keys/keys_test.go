@@ -26,7 +26,7 @@ var master = func() []byte {
 	return m
 }()
 
-// The known answers of reference-implementation.md §3.10.
+// The known answers of docs/protocol.md §9.2.
 const (
 	katAgentKey       = "c87f687fae1cf5991cd0cc64e113ec09750b0d1c41338a41cd8ad90bdd60dba1" // pinned
 	katOrgKey         = "2c57ed50feb743f2c695b7dd9e35e2151b75f2d5b43d812fe3c22814dd78c1ea"

@@ -241,8 +241,8 @@ func TestDamage(t *testing.T) {
 }
 
 // TestLinesFromReference decodes a lines file in the reference's string
-// forms (reference-implementation.md §2.13, §5.2, §10.5), and names the
-// line of a bad one.
+// forms (docs/protocol.md §3.13 and §6.1) and a passthrough line (§2.2),
+// and names the line of a bad one.
 func TestLinesFromReference(t *testing.T) {
 	lines := "#M2M|1|IgABAAAAAAAAAAAAAAAAAAAAAAAGZ3B0LTRvAQECCtejOz4AAABuYFWkeyJtb2RlbCI6ImdwdC00byIsIm1lc3NhZ2VzIjpbeyJyb2xlIjoidXNlciIsImNvbnRlbnQiOiJIaSJ9XX0=\n" +
 		"#M2M[v3.0]|DATA:G0gA4IzUYs0Z7kSQt5Rd17Rmoim2N9N+ikUHHHLgcMCwBRIIBrUHJJJVAlfrvNoC86Y93dhTpQBYJ1jxLf74\n" +

@@ -1,5 +1,5 @@
 // Package session implements the M2M session protocol of the Rust reference
-// (reference-implementation.md §7): HELLO, ACCEPT and REJECT to negotiate,
+// (docs/protocol.md §7): HELLO, ACCEPT and REJECT to negotiate,
 // DATA to carry messages of any codec format, PING, PONG and CLOSE, all in
 // the reference's JSON envelope, over any byte stream (see Conn).
 //

@@ -18,8 +18,7 @@ import (
 )
 
 // TestEnvelopeJSON pins the bytes of the envelope and the capabilities,
-// field for field in the reference's order (reference-implementation.md
-// §7.1-7.2).
+// field for field in the reference's order (docs/protocol.md §7.1-7.2).
 func TestEnvelopeJSON(t *testing.T) {
 	s := New(Config{Algorithms: []codec.Algorithm{codec.M2M, codec.TokenNative, codec.Brotli, codec.None}})
 	s.local.AgentID = "6f1c2a9e-8d4b-4c1e-9a7f-3b2d1e0c5a48"

@@ -15,7 +15,7 @@ import (
 	"github.com/m2m-go/m2m/internal/testbuf"
 )
 
-// The protocol's pinned vectors (reference-implementation.md §2.6) and the
+// The protocol's pinned vectors (docs/protocol.md §3.6) and the
 // edges of every encoded length.
 var knownAnswers = []struct {
 	x   uint32

@@ -5,13 +5,13 @@
 // record is JSON the protocol accepts and, in the same pass, fills a
 // caller-owned [Fields] with everything the encoder needs to classify the
 // record as a request or a response and to write its routing or response
-// header. Section numbers (§) refer to the protocol analysis in
-// reference-implementation.md.
+// header. Section numbers (§) refer to the protocol notes in
+// docs/protocol.md.
 //
 // # Acceptance
 //
 // The reference encoder parses every record with serde_json 1.0 into a
-// serde_json::Value and rejects what that rejects (§2.11, §12 item 24);
+// serde_json::Value and rejects what that rejects (§3.11);
 // Scan accepts exactly the same inputs, within tighter limits:
 //
 //   - RFC 8259 JSON: exactly one value of any kind (object, array, string,
@@ -57,14 +57,14 @@
 // # Extraction
 //
 // Scan fills [Fields] exactly as the reference's header code reads the
-// parsed value (§2.5, §2.7, §2.9, §2.11): lookups are in the top-level
+// parsed value (§3.5, §3.7, §3.9, §3.11): lookups are in the top-level
 // object only; a value of the wrong type counts as absent (a "model" that
 // is not a string gives no model) while flags that test only for a key
 // count it whatever its value; serde_json's map keeps the last of
 // duplicate keys at every level, so a later key replaces everything an
 // earlier one with the same name contributed. Both the request fields and
 // the response fields are filled, whatever the classification; the codec
-// chooses ([Fields.IsResponse] is the §2.11 rule).
+// chooses ([Fields.IsResponse] is the §3.11 rule).
 //
 // The "unsigned integer" test of max_tokens and the usage counts is
 // serde_json's as_u64: a literal without sign, fraction or exponent whose

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// routingHeader lays out a request routing header (§2.7) from f, without
+// routingHeader lays out a request routing header (§3.7) from f, without
 // the trailing f32 cost (which needs the pricing table of the codec).
 func routingHeader(f *Fields) []byte {
 	b := []byte{byte(len(f.Model))}
@@ -26,7 +26,7 @@ func routingHeader(f *Fields) []byte {
 	return b
 }
 
-// responseHeader lays out a response header (§2.9) from f, without the
+// responseHeader lays out a response header (§3.9) from f, without the
 // trailing f32 cost.
 func responseHeader(f *Fields) []byte {
 	b := []byte{byte(len(f.ID))}
@@ -54,8 +54,8 @@ func unhex(t *testing.T, s string) []byte {
 	return b
 }
 
-// TestSpecFrames reproduces the header bytes of the worked example (§2.13)
-// and the frame KATs (§11.3) from the extracted fields. Each frame is
+// TestSpecFrames reproduces the header bytes of the worked example (§3.13)
+// and the frame KATs (§9.1) from the extracted fields. Each frame is
 // "#M2M|1|", the 20-byte fixed header (flags at offsets 4-7), the variable
 // header ending in the f32 cost when there is one, then payload_len.
 func TestSpecFrames(t *testing.T) {
@@ -70,17 +70,17 @@ func TestSpecFrames(t *testing.T) {
 		frame    string // hex of the frame up to and including the variable header
 		costLen  int    // bytes of cost at the end of the variable header
 	}{
-		{"§2.13 / §11.3 A", `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}`, false,
+		{"§3.13 / §9.1 A", `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}`, false,
 			"234d324d7c317c2200010000000000000000000000000000000000066770742d346f0101020ad7a33b", 4},
-		{"§11.3 B", `{"model":"x","messages":[]}`, false,
+		{"§9.1 B", `{"model":"x","messages":[]}`, false,
 			"234d324d7c317c1c0001000000000000000000000000000000000001780000a69bc43a", 4},
-		{"§11.3 C", `{"model":"gpt-4o","messages":[{"role":"user","content":"Test"}]}`, false,
+		{"§9.1 C", `{"model":"gpt-4o","messages":[{"role":"user","content":"Test"}]}`, false,
 			"234d324d7c317c2200010000000000000000000000000000000000066770742d346f01010403eca33b", 4},
-		{"§11.3 D", `{"id":"chatcmpl-456","model":"gpt-4o","choices":[{"message":{"content":"Test"}}]}`, true,
+		{"§9.1 D", `{"id":"chatcmpl-456","model":"gpt-4o","choices":[{"message":{"content":"Test"}}]}`, true,
 			"234d324d7c317c2b000200000000000000000000000000000000000c63686174636d706c2d343536066770742d346fff0000", 0},
-		{"§11.3 E", testRequest, false,
+		{"§9.1 E", testRequest, false,
 			"234d324d7c317c2400010041100001000000000000000000000000066770742d346f020428e807e63f243c", 4},
-		{"§11.3 F", testResponse, true,
+		{"§9.1 F", testResponse, true,
 			"234d324d7c317c32000200880000010000000000000000000000000f63686174636d706c2d616263313233066770742d346f00320afbed6b39", 4},
 	}
 	for _, tc := range cases {
@@ -118,7 +118,7 @@ func TestSpecFrames(t *testing.T) {
 	}
 }
 
-// TestSpecRoutingExample checks the routing header that §2.11 gives for a
+// TestSpecRoutingExample checks the routing header that §3.11 gives for a
 // body with a model and no messages (the cost bytes aside).
 func TestSpecRoutingExample(t *testing.T) {
 	var f Fields
@@ -145,7 +145,7 @@ func TestExtract(t *testing.T) {
 		in   string
 		want view
 	}{
-		{"§2.11 model without messages", `{"model":"gpt-4o","input":"x"}`, with(func(v *view) {
+		{"§3.11 model without messages", `{"model":"gpt-4o","input":"x"}`, with(func(v *view) {
 			v.HasModel, v.Model, v.ModelSet, v.HasInput = true, "gpt-4o", true, true
 		})},
 		{"not an object", `[{"model":"x","messages":[]}]`, view{FinishReason: FinishUnknown}},

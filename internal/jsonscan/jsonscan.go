@@ -22,7 +22,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits of the M2M protocol's security section
-// (reference-implementation.md §8): nesting depth 32, strings of 10 MiB and
+// (docs/protocol.md §8): nesting depth 32, strings of 10 MiB and
 // arrays of 10,000 elements. serde_json, which the reference uses, allows a
 // depth of 127 and has no string or array limit; use Limits{MaxDepth: 127,
 // MaxStringLen: -1, MaxArrayLen: -1} to accept exactly what it accepts.
@@ -94,7 +94,7 @@ func (e *Error) Error() string { return fmt.Sprintf("%v at offset %d", e.Err, e.
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Role codes of the request routing header (§2.7), as stored in
+// Role codes of the request routing header (§3.7), as stored in
 // [Fields.Roles]. "developer" shares the code of "system".
 const (
 	RoleSystem    byte = 0
@@ -106,7 +106,7 @@ const (
 	RoleOther byte = 0xFF
 )
 
-// Finish-reason codes of the response header (§2.9), as stored in
+// Finish-reason codes of the response header (§3.9), as stored in
 // [Fields.FinishReason].
 const (
 	FinishStop          byte = 0x00
@@ -116,7 +116,7 @@ const (
 	FinishUnknown       byte = 0xFF // any other string, not a string, or absent
 )
 
-// Request-specific flag bits (§2.5), as stored in [Fields.RequestFlags].
+// Request-specific flag bits (§3.5), as stored in [Fields.RequestFlags].
 // Bit 15 is reserved and never set.
 const (
 	ReqSystemPrompt    uint16 = 0x0001 // some message's role is "system" or "developer"
@@ -136,7 +136,7 @@ const (
 	ReqStop            uint16 = 0x4000 // key "stop"
 )
 
-// Response-specific flag bits (§2.5), as stored in [Fields.ResponseFlags].
+// Response-specific flag bits (§3.5), as stored in [Fields.ResponseFlags].
 // Bits 8 to 15 are reserved and never set.
 const (
 	RespToolCalls       uint16 = 0x01 // choices[0].message has a "tool_calls" key
@@ -150,8 +150,8 @@ const (
 )
 
 // Fields receives what [Scan] extracts from one JSON value: everything the
-// M2M v1 encoder needs to classify it (§2.11) and to build its request
-// routing header (§2.5, §2.7) or response header (§2.5, §2.9). Both sets
+// M2M v1 encoder needs to classify it (§3.11) and to build its request
+// routing header (§3.5, §3.7) or response header (§3.5, §3.9). Both sets
 // are filled in the same pass whatever the classification.
 //
 // Every lookup is in the top-level object; when the value is not an object,
@@ -190,7 +190,7 @@ type Fields struct {
 	// Roles lists, in order, the role code of each message that is an
 	// object whose "role" is "system", "developer", "user", "assistant" or
 	// "tool". Other messages are skipped, not replaced by a placeholder,
-	// so len(Roles) <= MsgCount (§2.7, §12 item 3).
+	// so len(Roles) <= MsgCount (§3.7, §10.2).
 	Roles []byte
 	// MessageRoles has one entry per message, in order: its role code as in
 	// Roles, or RoleOther. An encoder that keeps the role list aligned with
@@ -206,7 +206,7 @@ type Fields struct {
 	// whether that value is an unsigned integer (a literal with no sign,
 	// fraction or exponent that fits in uint64), and MaxTokens is 0 when
 	// it is not. ReqMaxTokens may be set while MaxTokensOK is false
-	// (§12 item 4); the encoder writes the varint only when both are.
+	// (§10.1); the encoder writes the varint only when both are.
 	MaxTokens   uint32
 	MaxTokensOK bool
 
@@ -226,7 +226,7 @@ type Fields struct {
 }
 
 // IsResponse reports whether the M2M v1 encoder treats the value as a
-// response (§2.11): it is not a request with both "messages" and "model"
+// response (§3.11): it is not a request with both "messages" and "model"
 // keys, and it has a "choices" key or an "id" starting with "chatcmpl-".
 // Everything else, non-objects included, is encoded as a request.
 func (f *Fields) IsResponse() bool {

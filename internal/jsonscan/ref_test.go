@@ -16,7 +16,7 @@ import (
 // encoding/json.Valid plus separate checks for what it does not enforce,
 // and extraction from the value encoding/json decodes into an any (whose
 // maps, like serde_json's, keep the last of duplicate keys), following
-// the reference-implementation.md rules literally.
+// the rules of docs/protocol.md §3.5-3.11 literally.
 
 // view is the comparable form of everything Scan extracts.
 type view struct {
@@ -255,8 +255,8 @@ func refNumberInRange(tok string) bool {
 }
 
 // refExtract decodes valid src with encoding/json and extracts the header
-// fields by the rules of reference-implementation.md §2.5, §2.7, §2.9 and
-// §2.11, the way the reference reads its serde_json::Value.
+// fields by the rules of docs/protocol.md §3.5, §3.7, §3.9 and §3.11, the
+// way the reference reads its serde_json::Value.
 func refExtract(src []byte) view {
 	d := json.NewDecoder(bytes.NewReader(src))
 	d.UseNumber()
@@ -299,7 +299,7 @@ func refExtract(src []byte) view {
 	r.Object, r.ObjectSet = str(top, "object")
 	r.IDChatcmpl = r.IDSet && strings.HasPrefix(r.ID, "chatcmpl-")
 
-	// Request (§2.5, §2.7).
+	// Request (§3.5, §3.7).
 	var rf uint16
 	if msgs, ok := top["messages"].([]any); ok {
 		r.MsgCount = len(msgs)
@@ -368,7 +368,7 @@ func refExtract(src []byte) view {
 		r.MaxTokens, r.MaxTokensOK = uint32(u), ok
 	}
 
-	// Response (§2.5, §2.9).
+	// Response (§3.5, §3.9).
 	var sf uint16
 	if choices, ok := top["choices"].([]any); ok && len(choices) > 0 {
 		first := choices[0]
