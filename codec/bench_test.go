@@ -13,7 +13,7 @@ import (
 )
 
 // A benchClass is a set of records of the benchmark corpus: a size class
-// of performance.md (records of 90-260 B, 1.5-2.6 KB, 6-10.5 KB, and every
+// (records of 90-260 B, 1.5-2.6 KB, 6-10.5 KB, and every
 // 8th record, the natural mix), or every record of one schema.
 type benchClass struct {
 	name     string // "size=2KB", "schema=response"

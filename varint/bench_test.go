@@ -13,7 +13,7 @@ import (
 // counts varint bytes, for encode too, so the two read alike. Each leaf
 // benchmark cycles through a pool of distinct inputs totalling poolBytes:
 // on one small input repeated, the branch predictor learns the sequence and
-// flatters scalar code (performance.md §2).
+// flatters scalar code.
 var (
 	benchSizes = []struct {
 		name string
@@ -21,7 +21,7 @@ var (
 	}{{"16B", 16}, {"256B", 256}, {"4KiB", 4 << 10}, {"64KiB", 64 << 10}, {"1MiB", 1 << 20}}
 
 	// Length mixes: tokens is the varint-length mix of o200k ids over the
-	// dev corpus (1 B 17.0 %, 2 B 60.9 %, 3 B 22.2 %; performance.md),
+	// dev corpus (1 B 17.0 %, 2 B 60.9 %, 3 B 22.2 %),
 	// drawn independently; small is all one-byte ids, max all five-byte.
 	benchDists = []struct {
 		name   string
