@@ -14,6 +14,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	brrr "github.com/molecule-man/go-brrr"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/sample"
@@ -85,10 +86,17 @@ func recordCodecs(tb testing.TB) []recordCodec {
 	tdec, _ := codec.NewDecoder()
 
 	// Raw Brotli with one writer reset for each record: what an M2M v1
-	// frame carries, without the frame. The framing tax is m2m against it.
+	// frame carries, without the frame, with the codec's encoder and
+	// decoder (go-brrr's). The framing tax is m2m against it.
 	var sink bytes.Buffer
-	pooled := brotli.NewWriterOptions(&sink, brotli.WriterOptions{Quality: quality, LGWin: window})
-	brotliDecoder := brotli.NewReader(nil)
+	pooled, err := brrr.NewWriterOptions(&sink, quality, brrr.WriterOptions{LGWin: window})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pooledDecoder := brrr.NewReader(nil)
+	// The same with andybalholm/brotli, the codec's encoder before.
+	andy := brotli.NewWriterOptions(&sink, brotli.WriterOptions{Quality: quality, LGWin: window})
+	andyDecoder := brotli.NewReader(nil)
 
 	zenc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	zdec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
@@ -102,12 +110,18 @@ func recordCodecs(tb testing.TB) []recordCodec {
 		tb.Fatal(err)
 	}
 
-	brotliDecode := func(dst, packed []byte) ([]byte, error) {
-		if err := brotliDecoder.Reset(bytes.NewReader(packed)); err != nil {
+	pooledDecode := func(dst, packed []byte) ([]byte, error) {
+		pooledDecoder.Reset(bytes.NewReader(packed))
+		b := bytes.NewBuffer(dst)
+		_, err := b.ReadFrom(pooledDecoder)
+		return b.Bytes(), err
+	}
+	andyDecode := func(dst, packed []byte) ([]byte, error) {
+		if err := andyDecoder.Reset(bytes.NewReader(packed)); err != nil {
 			return dst, err
 		}
 		b := bytes.NewBuffer(dst)
-		_, err := b.ReadFrom(brotliDecoder)
+		_, err := b.ReadFrom(andyDecoder)
 		return b.Bytes(), err
 	}
 	return []recordCodec{
@@ -125,7 +139,16 @@ func recordCodecs(tb testing.TB) []recordCodec {
 			}
 			err := pooled.Close()
 			return append(dst, sink.Bytes()...), err
-		}, brotliDecode},
+		}, pooledDecode},
+		{"brotli-andybalholm", func(dst, rec []byte) ([]byte, error) {
+			sink.Reset()
+			andy.Reset(&sink)
+			if _, err := andy.Write(rec); err != nil {
+				return dst, err
+			}
+			err := andy.Close()
+			return append(dst, sink.Bytes()...), err
+		}, andyDecode},
 		{"brotli-fresh", func(dst, rec []byte) ([]byte, error) {
 			// The naive way: a new writer for every record.
 			b := bytes.NewBuffer(dst)
@@ -135,7 +158,7 @@ func recordCodecs(tb testing.TB) []recordCodec {
 			}
 			err := w.Close()
 			return b.Bytes(), err
-		}, brotliDecode},
+		}, andyDecode},
 		{"zstd", func(dst, rec []byte) ([]byte, error) { return zenc.EncodeAll(rec, dst), nil }, func(dst, p []byte) ([]byte, error) { return zdec.DecodeAll(p, dst) }},
 		{"zstd-dict", func(dst, rec []byte) ([]byte, error) { return zdenc.EncodeAll(rec, dst), nil }, func(dst, p []byte) ([]byte, error) { return zddec.DecodeAll(p, dst) }},
 	}

@@ -414,7 +414,7 @@ func brotliRecords(b *testing.B, min, max int) [][]byte {
 }
 
 // BenchmarkBrotli times each Brotli encoder and decoder of
-// brotliimpl_test.go (impl=codec is the codec's own) one record at a time,
+// brotliimpl_test.go (impl=brrr is the codec's own) one record at a time,
 // pooled, on the same records: encoders at qualities 4 to 6 (window 22),
 // decoders on the streams of the codec's encoder at quality 5, with the
 // codec's output cap. It reports the ratio (JSON bytes / Brotli bytes) and

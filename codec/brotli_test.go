@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/m2m-go/m2m/internal/race"
 	"github.com/m2m-go/m2m/internal/sample"
 )
 
@@ -81,6 +82,39 @@ func TestBrotliEncodersAgree(t *testing.T) {
 					q, i, len(text), len(got), len(want), firstDiff(got, want))
 			}
 		}
+	}
+}
+
+// TestBrotliAllocs checks that encoding and decoding a record, Brotli
+// alone and whole frames, allocates nothing once the buffers have grown to
+// the largest record.
+func TestBrotliAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("the race detector allocates")
+	}
+	recs := splitLines(sample.JSONL())[:50]
+	c, d := newCompressor(defaultQuality, defaultWindow), newDecompressor()
+	enc, _ := NewEncoder()
+	dec, _ := NewDecoder()
+	var out, back []byte
+	var err error
+	run := func() {
+		for _, r := range recs {
+			out = c.appendCompressed(out[:0], r)
+			if back, err = d.appendDecompressed(back[:0], out, len(r)); err != nil {
+				t.Fatal(err)
+			}
+			if out, err = enc.AppendFrame(out[:0], r); err != nil {
+				t.Fatal(err)
+			}
+			if back, err = dec.AppendFrame(back[:0], nil, out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(10, run); n != 0 {
+		t.Errorf("%v allocations per pass over %d records", n, len(recs))
 	}
 }
 

@@ -5,13 +5,14 @@ import (
 	"io"
 
 	"github.com/andybalholm/brotli"
-	brrr "github.com/molecule-man/go-brrr"
 )
 
 // The Brotli encoders and decoders the codec could use, pooled as the
-// codec pools its own: the codec's own (its compressor and decompressor),
-// and the others, which the tests cross-check against it and the
-// benchmarks time beside it.
+// codec pools its own: go-brrr's, which are the codec's own (its
+// compressor and decompressor), and andybalholm/brotli's, which the tests
+// cross-check against them and the benchmarks time beside them: its
+// Writer (what the codec used before go-brrr), its matchfinder encoder
+// (NewWriterV2) and its Reader.
 
 // A brotliEncoder appends a complete Brotli stream of src to dst.
 type brotliEncoder func(dst, src []byte) []byte
@@ -25,22 +26,7 @@ var brotliEncoders = []struct {
 	name string
 	new  func(quality, window int) brotliEncoder
 }{
-	{"codec", func(q, w int) brotliEncoder { return newCompressor(q, w).appendCompressed }},
-	{"brrr", func(q, w int) brotliEncoder {
-		var sink appendWriter
-		bw, err := brrr.NewWriterOptions(&sink, q, brrr.WriterOptions{LGWin: w})
-		if err != nil {
-			panic(err)
-		}
-		return func(dst, src []byte) []byte {
-			sink.b = dst
-			bw.Reset(&sink)
-			_, _ = bw.Write(src)
-			_ = bw.Close()
-			dst, sink.b = sink.b, nil
-			return dst
-		}
-	}},
+	{"brrr", func(q, w int) brotliEncoder { return newCompressor(q, w).appendCompressed }},
 	{"andybalholm", func(q, w int) brotliEncoder {
 		var sink appendWriter
 		bw := brotli.NewWriterOptions(&sink, brotli.WriterOptions{Quality: q, LGWin: w})
@@ -73,12 +59,7 @@ var brotliDecoders = []struct {
 	name string
 	new  func() brotliDecoder
 }{
-	{"codec", func() brotliDecoder { return newDecompressor().appendDecompressed }},
-	{"brrr", func() brotliDecoder {
-		var src bytes.Reader
-		r := brrr.NewReader(&src)
-		return readerDecoder(&src, r, func() { r.Reset(&src) })
-	}},
+	{"brrr", func() brotliDecoder { return newDecompressor().appendDecompressed }},
 	{"andybalholm", func() brotliDecoder {
 		var src bytes.Reader
 		r := brotli.NewReader(&src)

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -40,33 +39,53 @@ var pricing = []price{
 var defaultPrice = price{in: 0.10, out: 0.30}
 
 // priceOf finds the price of a model by prefix, after lower-casing it as
-// Rust's str::to_lowercase does.
+// Rust's str::to_lowercase does. It lower-cases the name once, only as far
+// as the longest prefix reaches: every header this package writes prices
+// its model, so this is a cost of every record.
 func priceOf(model []byte) price {
+	var buf [64]byte
+	low := lowerPrefix(buf[:0], model, longestPrefix)
 	for _, p := range pricing {
-		if hasLowerPrefix(model, p.prefix) {
+		if len(low) >= len(p.prefix) && string(low[:len(p.prefix)]) == p.prefix {
 			return p
 		}
 	}
 	return defaultPrice
 }
 
-// hasLowerPrefix reports whether lower(s) starts with the ASCII prefix. It
-// lower-cases only as much of s as the prefix needs. Rust and Go agree on
-// single-rune lowercase mappings; the one unconditional multi-rune mapping,
-// U+0130 to "i\u0307", is applied here as Rust does.
-func hasLowerPrefix(s []byte, prefix string) bool {
-	var buf [64]byte
-	low := buf[:0]
-	for len(s) > 0 && len(low) < len(prefix) {
-		r, n := utf8.DecodeRune(s)
-		s = s[n:]
+// longestPrefix is the length of pricing's longest prefix.
+var longestPrefix = func() int {
+	n := 0
+	for _, p := range pricing {
+		n = max(n, len(p.prefix))
+	}
+	return n
+}()
+
+// lowerPrefix appends to dst the lower case of s, rune by rune, until it
+// has appended at least n bytes or s ends. Rust and Go agree on
+// single-rune lowercase mappings; the one unconditional multi-rune
+// mapping, U+0130 to "i\u0307", is applied here as Rust does.
+func lowerPrefix(dst, s []byte, n int) []byte {
+	n += len(dst)
+	for len(s) > 0 && len(dst) < n {
+		if c := s[0]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			s = s[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(s)
+		s = s[size:]
 		if r == '\u0130' {
-			low = append(low, "i\u0307"...)
+			dst = append(dst, "i\u0307"...)
 		} else {
-			low = utf8.AppendRune(low, unicode.ToLower(r))
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		}
 	}
-	return strings.HasPrefix(string(low), prefix)
+	return dst
 }
 
 // EstimateCost returns the reference's cost estimate in USD for a model

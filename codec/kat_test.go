@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Known answers of docs/protocol.md §9: the frames of §3.13 and §9.1
@@ -148,6 +150,42 @@ func TestCostKnownAnswers(t *testing.T) {
 	} {
 		if got := float64(EstimateCost([]byte(tc.model), tc.prompt, tc.completion)); math.Abs(got-tc.want) > tc.tol {
 			t.Errorf("EstimateCost(%q, %d, %d) = %v, want %v", tc.model, tc.prompt, tc.completion, got, tc.want)
+		}
+	}
+}
+
+// TestPriceOf checks priceOf, which lower-cases a model name only as far
+// as the longest prefix, against lower-casing all of it: prefixes of every
+// length in several cases, with and without suffixes, around U+0130 (which
+// lower-cases to two runes), and invalid UTF-8.
+func TestPriceOf(t *testing.T) {
+	want := func(model string) price {
+		var low []byte
+		for _, r := range model {
+			if r == '\u0130' {
+				low = append(low, "i\u0307"...)
+			} else {
+				low = utf8.AppendRune(low, unicode.ToLower(r))
+			}
+		}
+		for _, p := range pricing {
+			if strings.HasPrefix(string(low), p.prefix) {
+				return p
+			}
+		}
+		return defaultPrice
+	}
+	names := []string{"", "\xff", "gpt-4o\xff", "\u0130", "gpt-4\u0130", "\u0130gpt-4o", "ÖPT-4o", "claude-3-5-sonnet-20241022"}
+	for _, p := range pricing {
+		for n := range len(p.prefix) + 1 {
+			for _, name := range []string{p.prefix[:n], strings.ToUpper(p.prefix[:n]), p.prefix[:n] + "-X", strings.ToUpper(p.prefix[:n]) + "\u0130\u0130"} {
+				names = append(names, name)
+			}
+		}
+	}
+	for _, name := range names {
+		if got, want := priceOf([]byte(name)), want(name); got != want {
+			t.Errorf("priceOf(%q) = %+v, want %+v", name, got, want)
 		}
 	}
 }
