@@ -73,7 +73,10 @@ Examples:
 // modes are the first arguments that name a mode.
 var modes = []string{"compress", "test", "decompress"}
 
-func main() {
+func main() { os.Exit(launch()) }
+
+// launch runs the command, and returns its exit status.
+func launch() int {
 	mode := "compress"
 	if len(os.Args) > 1 && slices.Contains(modes, os.Args[1]) {
 		mode = os.Args[1]
@@ -93,10 +96,28 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := c.run(ctx, mode, flag.Args(), os.Stderr); err != nil {
-		fmt.Fprintf(os.Stderr, "m2m-beam: %v\n", err)
-		os.Exit(1)
+	tmp, err := privateTempDir()
+	if err == nil {
+		defer os.RemoveAll(tmp)
+		err = c.run(ctx, mode, flag.Args(), os.Stderr)
 	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "m2m-beam: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// privateTempDir points TMPDIR at a directory of this run's own, and
+// returns it for removal at the end: the Beam SDK leaves a file in the
+// temporary directory at every loopback run (apache/beam#27569), and
+// Prism runs loopback.
+func privateTempDir() (string, error) {
+	dir, err := os.MkdirTemp("", "m2m-beam-")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Setenv("TMPDIR", dir)
 }
 
 // config holds the flags.

@@ -14,7 +14,13 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	beam.Init()
-	os.Exit(m.Run())
+	tmp, err := privateTempDir()
+	if err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // parse parses args as main does, after the mode.
