@@ -18,8 +18,19 @@ import (
 	"github.com/m2m-go/m2m/manifest"
 )
 
-// The tests below run real pipelines on Prism, in this process.
-func TestMain(m *testing.M) { ptest.Main(m) }
+// The tests below run real pipelines on Prism, in this process, with a
+// temporary directory of their own: the Beam SDK leaves a file there at
+// every run (apache/beam#27569).
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "m2m-beam-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := ptest.MainRet(m)
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
 
 // run runs the pipeline build makes, and returns its counters.
 func run(t *testing.T, build func(s beam.Scope)) (map[string]int64, error) {

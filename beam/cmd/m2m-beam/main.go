@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -55,6 +56,7 @@ Options:
   --threads N        goroutines per shard (default 0: one a core)
   --piece-size N     bytes of plain input per shard (default 268435456)
   -q                 no summary
+  -v                 Prism's log (other runners log as they do)
 
 Beam flags (defaults for Prism): --runner (prism, dataflow, flink, spark,
 universal), --endpoint, --job_name, --environment_type, --environment_config,
@@ -71,7 +73,10 @@ Examples:
 // modes are the first arguments that name a mode.
 var modes = []string{"compress", "test", "decompress"}
 
-func main() {
+func main() { os.Exit(launch()) }
+
+// launch runs the command, and returns its exit status.
+func launch() int {
 	mode := "compress"
 	if len(os.Args) > 1 && slices.Contains(modes, os.Args[1]) {
 		mode = os.Args[1]
@@ -84,18 +89,41 @@ func main() {
 	// A worker that a runner started with this binary runs its bundles
 	// here, and never returns.
 	beam.Init()
+	if r := flag.Lookup("runner").Value.String(); !c.verbose && (r == "" || r == "prism") {
+		// Prism's progress log, and the error of a failed run several
+		// times over: the summary or the error is enough.
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := c.run(ctx, mode, flag.Args(), os.Stderr); err != nil {
-		fmt.Fprintf(os.Stderr, "m2m-beam: %v\n", err)
-		os.Exit(1)
+	tmp, err := privateTempDir()
+	if err == nil {
+		defer os.RemoveAll(tmp)
+		err = c.run(ctx, mode, flag.Args(), os.Stderr)
 	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "m2m-beam: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// privateTempDir points TMPDIR at a directory of this run's own, and
+// returns it for removal at the end: the Beam SDK leaves a file in the
+// temporary directory at every loopback run (apache/beam#27569), and
+// Prism runs loopback.
+func privateTempDir() (string, error) {
+	dir, err := os.MkdirTemp("", "m2m-beam-")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Setenv("TMPDIR", dir)
 }
 
 // config holds the flags.
 type config struct {
 	input, output, manifest string
-	quiet                   bool
+	quiet, verbose          bool
 	opts                    shards.Options
 }
 
@@ -110,6 +138,7 @@ func (c *config) define(fs *flag.FlagSet) {
 	fs.IntVar(&c.opts.Threads, "threads", 0, "goroutines per shard")
 	fs.Int64Var(&c.opts.PieceSize, "piece-size", 0, "bytes of plain input per shard")
 	fs.BoolVar(&c.quiet, "q", false, "no summary")
+	fs.BoolVar(&c.verbose, "v", false, "Prism's log")
 }
 
 // run builds the mode's pipeline, runs it, and writes a summary to
