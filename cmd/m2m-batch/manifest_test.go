@@ -13,6 +13,7 @@ import (
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/internal/sample/gen"
 	"github.com/m2m-go/m2m/manifest"
 	"github.com/m2m-go/m2m/pipeline"
 )
@@ -132,7 +133,7 @@ func TestManifest(t *testing.T) {
 
 // TestManifestDamage changes the manifest or its shards: -t finds each.
 func TestManifestDamage(t *testing.T) {
-	inputs := map[string][]byte{"a.jsonl": sample.JSONL(), "b.jsonl": sample.Generate(7, 40)}
+	inputs := map[string][]byte{"a.jsonl": sample.JSONL(), "b.jsonl": gen.Generate(7, 40)}
 	for name, damage := range map[string]func(t *testing.T, dir string, entries []manifest.Entry) []manifest.Entry{
 		"crc": func(t *testing.T, dir string, e []manifest.Entry) []manifest.Entry {
 			e[1].CRC32 ^= 1
