@@ -20,8 +20,8 @@ const (
 	// Writer cuts longer lines into records of MaxLine bytes.
 	MaxLine = 16 << 20
 	// maxFrame is the most a frame may decode to: a store frame closed
-	// as its last entry, a whole record, takes it past maxStoreFrame.
-	maxFrame = 2*MaxLine + maxStoreFrame
+	// as its last entry, a whole record, takes it past its size.
+	maxFrame = 2*MaxLine + maxStoreFrameMax
 )
 
 // ErrCorrupt is what every error about a damaged archive wraps.

@@ -21,9 +21,9 @@ type Options struct {
 	Level int
 	// ModelMemory is the most model memory a ppm frame (LevelMax) gets,
 	// in MiB, from 1 to 512: each worker codes with one model at a time,
-	// and a frame takes what its size needs up to this. Default 192, what
-	// a store frame of text needs; less makes the model start afresh
-	// within a frame, at some cost in ratio.
+	// and a frame takes what its size needs up to this. Default 384, what
+	// an 8 MiB store frame of text needs; less makes the model start
+	// afresh within a frame, at some cost in ratio.
 	ModelMemory int
 	// Workers is how many goroutines scan and compress; default
 	// GOMAXPROCS.
@@ -53,14 +53,19 @@ const LevelMax = 5
 // Model memory of LevelMax, in MiB: the default and the most a writer
 // uses or a reader allows.
 const (
-	defaultModelMemory = 192
+	defaultModelMemory = 384
 	maxModelMemory     = 512
 )
 
-func (o Options) workers() int    { return pick(o.Workers, runtime.GOMAXPROCS(0)) }
-func (o Options) minSize() int    { return pick(o.MinSize, 64) }
-func (o Options) batchSize() int  { return pick(o.batch, defaultBatch) }
-func (o Options) frameSize() int  { return pick(o.storeFrame, maxStoreFrame) }
+func (o Options) workers() int   { return pick(o.Workers, runtime.GOMAXPROCS(0)) }
+func (o Options) minSize() int   { return pick(o.MinSize, 64) }
+func (o Options) batchSize() int { return pick(o.batch, defaultBatch) }
+func (o Options) frameSize() int {
+	if o.level() == LevelMax {
+		return pick(o.storeFrame, maxStoreFrameMax)
+	}
+	return pick(o.storeFrame, maxStoreFrame)
+}
 func (o Options) segmentLen() int { return pick(o.segment, defaultSegment) }
 
 func pick(v, def int) int {

@@ -97,7 +97,7 @@ Compression:
       --max             the smallest archive (--archive -5): text coded by a
                         context model, at a few MB/s a core both ways
       --model-memory M  --max's model memory per worker in MiB, 1-512
-                        (default 192)
+                        (default 384)
       --format F        container (default) or lines (a wire string a line)
       --algorithm A     auto (default), m2m, brotli or tokennative
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
