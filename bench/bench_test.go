@@ -17,6 +17,7 @@ import (
 	brrr "github.com/molecule-man/go-brrr"
 
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/internal/cputime"
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/pipeline"
 )
@@ -213,6 +214,7 @@ func BenchmarkRecords(b *testing.B) {
 			b.ReportAllocs()
 			var dst []byte
 			var err error
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				for i, r := range recs {
 					if dst, err = c.encode(dst[:0], r); err != nil && !raw[i] {
@@ -222,6 +224,7 @@ func BenchmarkRecords(b *testing.B) {
 			}
 			b.ReportMetric(float64(total)/float64(size), "ratio")
 			b.ReportMetric(float64(refused), "raw-records")
+			reportCPU(b, total, cpu0)
 			reportRecords(b, len(recs))
 		})
 		b.Run("codec="+c.name+"/op=decode", func(b *testing.B) {
@@ -229,6 +232,7 @@ func BenchmarkRecords(b *testing.B) {
 			b.ReportAllocs()
 			var dst []byte
 			var err error
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				for i, p := range packed {
 					if raw[i] {
@@ -242,6 +246,7 @@ func BenchmarkRecords(b *testing.B) {
 					}
 				}
 			}
+			reportCPU(b, total, cpu0)
 			reportRecords(b, len(recs))
 		})
 	}
@@ -252,6 +257,16 @@ func BenchmarkRecords(b *testing.B) {
 func reportRecords(b *testing.B, n int) {
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/s, "records/s")
+	}
+}
+
+// reportCPU reports cpu-MB/s: the n bytes of each iteration over the CPU
+// time the process has used since cpu0 (see package cputime), the speed
+// on cores of its own, where MB/s is that on cores shared with whatever
+// else runs.
+func reportCPU(b *testing.B, n int, cpu0 time.Duration) {
+	if cpu := cputime.Since(cpu0); cpu > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 	}
 }
 
@@ -307,6 +322,7 @@ func BenchmarkPipeline(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			var out bytes.Buffer
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				out.Reset()
 				if err := pipeline.Compress(context.Background(), bytes.NewReader(data), &out, pipeline.Options{Workers: w}, nil); err != nil {
@@ -314,16 +330,19 @@ func BenchmarkPipeline(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(len(data))/float64(out.Len()), "ratio")
+			reportCPU(b, len(data), cpu0)
 			reportRecords(b, n)
 		})
 		b.Run(fmt.Sprintf("op=decompress/workers=%d", w), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				if err := pipeline.Decompress(context.Background(), bytes.NewReader(packed.Bytes()), io.Discard, pipeline.Options{Workers: w}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, len(data), cpu0)
 			reportRecords(b, n)
 		})
 	}

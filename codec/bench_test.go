@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/internal/cputime"
 	"github.com/m2m-go/m2m/tokenizer"
 )
 
@@ -417,12 +418,10 @@ func brotliRecords(b *testing.B, min, max int) [][]byte {
 // brotliimpl_test.go (impl=brrr is the codec's own) one record at a time,
 // pooled, on the same records: encoders at qualities 4 to 6 (window 22),
 // decoders on the streams of the codec's encoder at quality 5, with the
-// codec's output cap. It reports the ratio (JSON bytes / Brotli bytes) and
-// us/rec, the time per record.
+// codec's output cap. It reports the ratio (JSON bytes / Brotli bytes),
+// the time per record, and time and speed by CPU time (see
+// reportPerRecord). bench/brotli.sh runs it beside C libbrotli.
 func BenchmarkBrotli(b *testing.B) {
-	perRecord := func(b *testing.B, n int) {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/float64(n), "us/rec")
-	}
 	for _, e := range brotliEncoders {
 		for q := 4; q <= 6; q++ {
 			enc := e.new(q, defaultWindow)
@@ -433,6 +432,7 @@ func BenchmarkBrotli(b *testing.B) {
 					b.ReportAllocs()
 					var out []byte
 					wire := 0
+					cpu0 := cputime.Now()
 					for b.Loop() {
 						wire = 0
 						for _, r := range recs {
@@ -440,7 +440,7 @@ func BenchmarkBrotli(b *testing.B) {
 							wire += len(out)
 						}
 					}
-					perRecord(b, len(recs))
+					reportPerRecord(b, recs, cpu0)
 					b.ReportMetric(float64(totalLen(recs))/float64(wire), "ratio")
 				})
 			}
@@ -460,6 +460,7 @@ func BenchmarkBrotli(b *testing.B) {
 				b.ReportAllocs()
 				var out []byte
 				var err error
+				cpu0 := cputime.Now()
 				for b.Loop() {
 					for _, s := range streams {
 						if out, err = dec(out[:0], s, DefaultLimits.MaxDecompressed); err != nil {
@@ -467,9 +468,22 @@ func BenchmarkBrotli(b *testing.B) {
 						}
 					}
 				}
-				perRecord(b, len(recs))
+				reportPerRecord(b, recs, cpu0)
 			})
 		}
+	}
+}
+
+// reportPerRecord reports us/rec, the time per record of recs, and from
+// the CPU time the process has used since cpu0 (see package cputime)
+// cpu-us/rec and cpu-MB/s: time and speed on a core of its own, where
+// us/rec and MB/s are on a core shared with whatever else runs.
+func reportPerRecord(b *testing.B, recs [][]byte, cpu0 time.Duration) {
+	n := float64(b.N) * float64(len(recs))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/n, "us/rec")
+	if cpu := cputime.Since(cpu0); cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/1e3/n, "cpu-us/rec")
+		b.ReportMetric(float64(totalLen(recs))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 	}
 }
 
