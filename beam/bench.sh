@@ -3,8 +3,9 @@
 #   scaling:  8 input files, 1 worker (one core: taskset -c 0, GOMAXPROCS=1)
 #             against 2 workers (two cores)
 #   overhead: one file, m2m-beam (Prism) against m2m-batch, both on every core
-# Runs are interleaved round by round, and each is reported as
-# median [min-max] of wall time and MB/s of JSONL.
+# Runs are interleaved round by round, and each is reported as median
+# [min-max] of wall time, MB/s of JSONL, and CPU time (which other load on
+# the machine disturbs less than wall time).
 #
 # Usage: bash beam/bench.sh [CORPUS]   (default /work/shared/corpus/dev100.jsonl)
 # Knobs: ROUNDS (default 5), FILES (default 8), WORK (default a new temporary
@@ -42,16 +43,14 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //
 echo "load before: $(uptime | sed 's/.*load average: //')"
 echo "inputs: $nfiles files, $bytes_many bytes (each $corpus rotated); single file $bytes_one bytes; $rounds rounds"
 
-# timed NAME CMD...: runs CMD, appends its wall seconds to $work/NAME.
+# timed NAME CMD...: runs CMD, appends its wall and CPU (user + system)
+# seconds to $work/NAME.
 timed() {
 	local name=$1
 	shift
 	rm -rf "$work/out/$name"
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@"
-	t1=$(date +%s%N)
-	echo "scale=3; ($t1 - $t0) / 1000000000" | bc >>"$work/$name"
+	/usr/bin/time -f '%e %U %S' -o "$work/time" "$@"
+	awk '{ print $1, $2 + $3 }' "$work/time" >>"$work/$name"
 }
 
 for r in $(seq 1 "$rounds"); do
@@ -72,22 +71,26 @@ total=$(grep -o '"bytes_in":[0-9]*' "$work/out/beam-2w/manifest.jsonl" | cut -d:
 cmp "$work/out/batch-one" "$work/out/beam-one"/shards/*.m2m
 cmp "$work/out/beam-1w/manifest.jsonl" "$work/out/beam-2w/manifest.jsonl"
 
-# stats NAME BYTES: median [min-max] of the seconds in $work/NAME, and MB/s.
-stats() {
-	sort -n "$work/$1" | awk -v b="$2" '{ t[NR] = $1 } END {
-		m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-		printf "%.2f s [%.2f-%.2f], %.1f MB/s", m, t[1], t[NR], b / m / 1e6 }'
+# col NAME K: column K (1 wall, 2 CPU) of $work/NAME, sorted.
+col() { awk -v k="$2" '{ print $k }' "$work/$1" | sort -n; }
+median() { col "$1" "$2" | awk '{ t[NR] = $1 } END { print (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'; }
+best() { col "$1" "$2" | head -1; }
+worst() { col "$1" "$2" | tail -1; }
+# row NAME BYTES LABEL: a table row.
+row() {
+	awk -v l="$3" -v b="$2" -v m="$(median "$1" 1)" -v lo="$(best "$1" 1)" -v hi="$(worst "$1" 1)" -v c="$(median "$1" 2)" \
+		'BEGIN { printf "| %s | %.2f [%.2f-%.2f] | %.1f | %.1f | %.2f |\n", l, m, lo, hi, b / m / 1e6, b / lo / 1e6, c }'
 }
-median() { sort -n "$work/$1" | awk '{ t[NR] = $1 } END { print (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo
-echo "| run | wall time, median [min-max] over $rounds, and rate |"
-echo "|---|---|"
-echo "| m2m-beam, $nfiles files, 1 worker (1 core) | $(stats beam-1w "$bytes_many") |"
-echo "| m2m-beam, $nfiles files, 2 workers (2 cores) | $(stats beam-2w "$bytes_many") |"
-echo "| m2m-batch, 1 file | $(stats batch-one "$bytes_one") |"
-echo "| m2m-beam, 1 file | $(stats beam-one "$bytes_one") |"
+echo "| run | wall s, median [min-max] of $rounds | MB/s at the median | MB/s at the min | CPU s (user+sys), median |"
+echo "|---|---|---|---|---|"
+row beam-1w "$bytes_many" "m2m-beam, $nfiles files, 1 worker (1 core)"
+row beam-2w "$bytes_many" "m2m-beam, $nfiles files, 2 workers (2 cores)"
+row batch-one "$bytes_one" "m2m-batch, 1 file (2 cores)"
+row beam-one "$bytes_one" "m2m-beam, 1 file (2 cores)"
 echo
-echo "scaling, 2 workers over 1: $(echo "scale=2; $(median beam-1w) / $(median beam-2w)" | bc)x (target >= 1.7x)"
-echo "overhead of m2m-beam over m2m-batch on 1 file: $(echo "scale=1; 100 * $(median beam-one) / $(median batch-one) - 100" | bc)% (target <= 15%)"
+echo "scaling, 2 workers over 1 (target >= 1.7x): $(ratio "$(median beam-1w 1)" "$(median beam-2w 1)")x at the medians, $(ratio "$(best beam-1w 1)" "$(best beam-2w 1)")x at the mins"
+echo "m2m-beam over m2m-batch on 1 file (target <= 1.15): wall $(ratio "$(median beam-one 1)" "$(median batch-one 1)") at the medians, $(ratio "$(best beam-one 1)" "$(best batch-one 1)") at the mins; CPU $(ratio "$(median beam-one 2)" "$(median batch-one 2)")"
 echo "load after: $(uptime | sed 's/.*load average: //')"
