@@ -145,6 +145,9 @@ func (c *config) define(fs *flag.FlagSet) {
 // stderr.
 func (c *config) run(ctx context.Context, mode string, rest []string, stderr io.Writer) error {
 	if len(rest) > 0 {
+		if slices.Contains(modes, rest[0]) {
+			return fmt.Errorf("%s: the mode comes first (m2m-beam %s --manifest ...)", rest[0], rest[0])
+		}
 		return fmt.Errorf("unexpected argument %q (m2m-beam --help)", rest[0])
 	}
 	if err := c.check(mode); err != nil {
