@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -149,30 +148,6 @@ func BenchmarkEncodeCorpus(b *testing.B) {
 	}
 }
 
-// BenchmarkEncodeWorstCase encodes 64 KiB of runs of one character, each
-// run ending at a digit: the cost per byte grows with the run length, up to
-// MaxRun.
-func BenchmarkEncodeWorstCase(b *testing.B) {
-	for _, tok := range benchTokenizers(b) {
-		for _, kind := range []struct{ name, unit string }{{"letters", "a"}, {"spaces", " "}, {"punct", "="}} {
-			for _, run := range []int{64, 256, MaxRun} {
-				b.Run(fmt.Sprintf("enc=%v/kind=%s/run=%d", tok.Encoding(), kind.name, run), func(b *testing.B) {
-					text := []byte(strings.Repeat(strings.Repeat(kind.unit, run)+"1", (64<<10)/(run+1)))
-					ids, err := tok.AppendEncode(nil, text)
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.SetBytes(int64(len(text)))
-					for b.Loop() {
-						ids, _ = tok.AppendEncode(ids[:0], text)
-					}
-					reportTokens(b, len(ids))
-				})
-			}
-		}
-	}
-}
-
 // BenchmarkLoad measures the first use of an embedded encoding:
 // decompressing, checking and parsing its ranks and building the encoder.
 func BenchmarkLoad(b *testing.B) {
@@ -181,19 +156,6 @@ func BenchmarkLoad(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				freshEmbedded(b, s)
-			}
-		})
-	}
-}
-
-// BenchmarkLongestRun measures the scan that guards AppendEncode.
-func BenchmarkLongestRun(b *testing.B) {
-	text := benchText(64 << 10)
-	for _, s := range []*spec{cl100kSpec, o200kSpec} {
-		b.Run("enc="+s.enc.String(), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				s.runs.longestRun(text)
 			}
 		})
 	}

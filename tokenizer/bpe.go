@@ -2,41 +2,80 @@ package tokenizer
 
 import (
 	"math"
-	"slices"
-
-	"github.com/pkoukk/tiktoken-go"
+	"sync"
+	"unicode/utf8"
 )
 
-// bpe is the Tokenizer of every encoding: tiktoken-go's byte-pair encoder
-// for encoding, guarded by a UTF-8 and run-length check, and a flat id table
-// for decoding.
+// bpe is the Tokenizer of every encoding: the split pattern by hand
+// (splitter), a table lookup for pieces that are tokens, exact BPE for
+// the others (bpeTables.appendBPE), and a flat id table for decoding.
 type bpe struct {
 	enc     Encoding
-	runs    runRules
-	core    *tiktoken.Tiktoken // nil if the ranks are missing: decode only
+	split   splitter
+	tables  *bpeTables // nil if the ranks are missing: decode only
 	vocab   *vocab
 	missing error // for an id below NVocab without a token: ErrUnknownID, or ErrLlama3Unavailable
 }
 
 func (t *bpe) Encoding() Encoding { return t.enc }
 
+// stackPiece is the length of the longest piece whose BPE bits live on the
+// stack; longer ones, rare, take theirs from donePool.
+const stackPiece = 4096
+
+// donePool holds bit sets for appendBPE of pieces over stackPiece bytes.
+var donePool sync.Pool
+
 func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
-	if t.core == nil {
+	if t.tables == nil {
 		return dst, ErrLlama3Unavailable
 	}
-	run, at, err := t.runs.longestRun(text)
-	if err != nil {
-		return dst, err
+	if !utf8.Valid(text) {
+		return dst, &TextError{Offset: invalidAt(text), Err: ErrInvalidUTF8}
 	}
-	if run > MaxRun {
-		return dst, &TextError{Offset: at, Err: ErrPieceTooLong}
+	var stack [stackPiece/64 + 1]uint64
+	var pooled *[]uint64
+	tokens := t.tables.tokens
+	for i := 0; i < len(text); {
+		e := t.split.next(text, i)
+		piece := text[i:e]
+		i = e
+		if id, ok := tokens.lookup(piece); ok {
+			dst = append(dst, id)
+			continue
+		}
+		done := stack[:]
+		if len(piece) > stackPiece {
+			if pooled == nil {
+				pooled, _ = donePool.Get().(*[]uint64)
+				if pooled == nil {
+					pooled = new([]uint64)
+				}
+			}
+			if n := len(piece)/64 + 1; cap(*pooled) < n {
+				*pooled = make([]uint64, n)
+			}
+			done = *pooled
+		}
+		dst = t.tables.appendBPE(dst, piece, done)
 	}
-	ids := t.core.EncodeOrdinary(string(text))
-	dst = slices.Grow(dst, len(ids))
-	for _, id := range ids {
-		dst = append(dst, uint32(id))
+	if pooled != nil {
+		donePool.Put(pooled)
 	}
 	return dst, nil
+}
+
+// invalidAt returns the offset of the first byte of text that is not
+// valid UTF-8.
+func invalidAt(text []byte) int {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(text)
 }
 
 func (t *bpe) AppendDecode(dst []byte, ids []uint32) ([]byte, error) {

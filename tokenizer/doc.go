@@ -15,26 +15,32 @@
 // and the tokenizer byte of the binary form. Llama 3's first 100,256 ranks
 // are cl100k_base's, id for id, and it splits text with the same pattern.
 //
-// # Ranks and loading
+// # Encoding
 //
-// Encoding is done by github.com/pkoukk/tiktoken-go: its split pattern
-// (with the backtracking regexp engine github.com/dlclark/regexp2) and its
-// byte-pair merge, which match OpenAI's tiktoken id for id on the golden
-// texts of testdata/golden. The encoders are built directly with
-// tiktoken-go's constructors from ranks this package loads; decoding uses a
-// flat table of its own.
+// Encoding is exact BPE as OpenAI's tiktoken does it (encode_ordinary),
+// written here:
+//
+//   - The split pattern of each encoding (the regexp that cuts text into
+//     pieces before BPE) is implemented by hand, character class by
+//     character class, with a table lookup per ASCII byte (split.go).
+//     Llama 3 splits as cl100k_base does.
+//   - A piece that is a token is that token, found in a hash table.
+//   - Other pieces are merged by the backtracking algorithm of GitHub's
+//     Rust crate bpe (merge.go), which gives the same tokens as tiktoken's
+//     quadratic merge loop in time linear in the piece's length. It needs,
+//     for each token, the two tokens BPE merges into it; these are found
+//     when the ranks are loaded.
+//
+// github.com/pkoukk/tiktoken-go, which matches tiktoken on the golden
+// texts of testdata/golden, is the tests' oracle: ours must give its ids
+// on the golden texts, the embedded sample, every line of the corpus in
+// M2M_CORPUS, and under fuzzing. The package does not use it.
 //
 // The ranks of cl100k_base and o200k_base, as OpenAI publishes them, are
 // embedded in the package, zstd-compressed (2 MB, in ranks/). The first Get
-// of an encoding decompresses them, checks their SHA-256 and parses them
-// (about 60 ms for cl100k_base and 130 ms for o200k_base, allocating 17
-// and 34 MB); a program that never tokenizes pays nothing. tiktoken-go's
-// own loader would download the ranks over HTTP and write them to a cache
-// directory. This package never calls it, and at init it installs a loader
-// in its place that serves tiktoken.GetEncoding from the embedded ranks and
-// refuses every other encoding, so that other code in the program cannot
-// make tiktoken-go use the network either (short of installing a loader of
-// its own).
+// of an encoding decompresses them, checks their SHA-256 and builds its
+// tables; a program that never tokenizes pays nothing. Nothing is ever
+// downloaded.
 //
 // # Llama 3 and its licence
 //
@@ -90,56 +96,21 @@
 // the reference implementation hold them. An id outside the vocabulary,
 // including the unused ids inside the range, is an [*IDError].
 //
-// The split pattern works on characters, and tiktoken-go would turn
-// invalid UTF-8 into U+FFFD, so text that is not valid UTF-8 is refused
-// with an [*TextError] wrapping [ErrInvalidUTF8]. Every valid UTF-8 text,
+// The split pattern works on characters, and tiktoken turns invalid UTF-8
+// into U+FFFD, so text that is not valid UTF-8 is refused with a
+// [*TextError] wrapping [ErrInvalidUTF8]. Every valid UTF-8 text,
 // control characters and U+007F included, decodes back to itself byte for
 // byte. Decoding does not check UTF-8: ids that no text encodes to may
 // decode to invalid UTF-8, which a caller that wants text must reject.
 //
-// # Bounded cost: MaxRun
-//
-// tiktoken-go (like tiktoken itself) merges each piece of the split text in
-// time quadratic in the piece's length: a 16 KiB run of one letter takes
-// about 0.2 s, and 4 MiB would take hours. Long pieces are common in LLM
-// traffic: base64 blobs whose zero bytes make runs of "A", whitespace and
-// separator lines, ASCII art. So AppendEncode first scans the text (about
-// 120 MB/s, checking UTF-8 on the way) for its longest run, a substring that
-// bounds every piece, of one of three kinds:
-//
-//   - letters (\p{L}, and for o200k_base combining marks too), which may
-//     gain a leading character and a contraction suffix such as 's;
-//   - whitespace (\s);
-//   - other characters ([^\s\p{L}\p{N}]: punctuation, symbols, emoji,
-//     controls), with the newlines (and for o200k_base slashes) after them.
-//
-// Digits never form pieces longer than three. A text with a run longer than
-// [MaxRun] = 1024 bytes is refused with [ErrPieceTooLong]; a codec then
-// picks another format for it. No piece is then longer than MaxRun + 16
-// bytes, and the worst text that is accepted, all runs of MaxRun, encodes
-// at about 1.4 MB/s (0.7 µs a byte), where typical text runs at 4 to 5
-// MB/s. Measured on an AMD EPYC (2 cores, go1.26.8) with 64 KiB of runs of
-// one character, each run followed by a digit (BenchmarkEncodeWorstCase,
-// cl100k_base and o200k_base alike):
-//
-//	run length   64 B           256 B          1024 B
-//	letters      7.1–7.7 MB/s   4.2–4.3 MB/s   1.4–1.5 MB/s
-//	spaces       9.5–10.6 MB/s  3.8 MB/s       1.4 MB/s
-//	punctuation  12–13 MB/s     3.9–4.0 MB/s   1.4 MB/s
-//
-// The split pattern itself runs in linear time on such text (regexp2 alone
-// keeps 3 to 100 MB/s from 16 KiB to 1 MiB for every kind of run, digits
-// slowest), so the merge is the only quadratic step. On the dev corpus of
-// chat-API JSON, 2 records out of 8,179 hold a run longer than 1024 bytes
-// (a base64 blob and Braille-blank art) and 99% have none longer than 145.
-//
 // # Performance and concurrency
 //
-// Encoding runs at 4 to 5 MB/s (1.0 to 1.3 million tokens/s) on one core
-// and allocates, since tiktoken-go works on strings and rune slices. Decoding
-// runs at about 1 GB/s (250 million tokens/s) and allocates nothing when
-// dst has room. An id of three bytes on the wire can stand for a token of
-// 128 bytes, so callers that bound the text measure it first with
-// DecodedLen, which allocates nothing.
-// Tokenizers are safe for concurrent use.
+// Encoding takes time linear in the length of the text, whatever the
+// text: tiktoken (and tiktoken-go) merge each piece in time quadratic in
+// its length, so that a megabyte of one letter takes them hours. With a
+// reused dst, AppendEncode allocates nothing. Decoding allocates nothing
+// when dst has room. An id of three bytes on the wire can stand for a
+// token of 128 bytes, so callers that bound the text measure it first with
+// DecodedLen, which allocates nothing. Tokenizers are safe for concurrent
+// use.
 package tokenizer

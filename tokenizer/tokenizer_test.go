@@ -148,7 +148,7 @@ func TestSpecialTokens(t *testing.T) {
 			if s := decode(t, tok, []uint32{id}); s != text {
 				t.Errorf("%v: decode special %d = %q, want %q", tc.enc, id, s, text)
 			}
-			if tc.enc == Llama3 && tok.(*bpe).core == nil {
+			if tc.enc == Llama3 && tok.(*bpe).tables == nil {
 				continue
 			}
 			ids := encode(t, tok, text)
@@ -308,24 +308,21 @@ func TestGetCaches(t *testing.T) {
 }
 
 // The vocabularies hold what ecosystem.md says: every rank decodes to a
-// non-empty token, and the tokens are distinct.
+// non-empty token, and the tokens are distinct (the table finds each one).
 func TestVocabulary(t *testing.T) {
-	for _, s := range []*spec{cl100kSpec, o200kSpec} {
-		r, err := map[Encoding]func() (*ranks, error){Cl100kBase: cl100kRanks, O200kBase: o200kRanks}[s.enc]()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.vocab.offs) != s.enc.NVocab()+1 || len(r.ranks) != s.nRanks {
-			t.Errorf("%v: %d ids, %d ranks", s.enc, len(r.vocab.offs)-1, len(r.ranks))
+	for _, enc := range []Encoding{Cl100kBase, O200kBase} {
+		s, b := specOf(enc), get(t, enc).(*bpe)
+		if len(b.vocab.offs) != s.enc.NVocab()+1 {
+			t.Errorf("%v: %d ids", s.enc, len(b.vocab.offs)-1)
 		}
 		for id := range uint32(s.nRanks) {
-			tok := r.vocab.token(id)
-			if rank, ok := r.ranks[string(tok)]; !ok || rank != int(id) {
-				t.Fatalf("%v: id %d = %q has rank %d", s.enc, id, tok, rank)
+			tok := b.vocab.token(id)
+			if got, ok := b.tables.tokens.lookup(tok); !ok || got != id {
+				t.Fatalf("%v: id %d = %q is found as %d, %v", s.enc, id, tok, got, ok)
 			}
 		}
 		// DecodedLen counts in a uint64 on the strength of this bound.
-		if n := longest(r.vocab); n >= 1<<10 {
+		if n := longest(b.vocab); n >= 1<<10 {
 			t.Errorf("%v: a token of %d bytes", s.enc, n)
 		}
 		if s.specials[uint32(s.enc.NVocab()-1)] == "" {
@@ -335,13 +332,13 @@ func TestVocabulary(t *testing.T) {
 }
 
 func TestRanksMismatch(t *testing.T) {
-	r, err := cl100kRanks()
+	cl, err := cl100kRanks()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var file bytes.Buffer
 	for id := range 10 {
-		file.WriteString(string(r.vocab.token(uint32(id))) + "\n")
+		file.WriteString(string(cl.token(uint32(id))) + "\n")
 	}
 	if _, err := parseRanks(cl100kSpec, file.Bytes()); !errors.Is(err, ErrRanksMismatch) {
 		t.Errorf("parseRanks of a wrong file: %v", err)

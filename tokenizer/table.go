@@ -1,0 +1,135 @@
+package tokenizer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// hashMul is the multiplier of the Fibonacci hashing in both tables: the
+// top bits of key·hashMul index the table.
+const hashMul = 0x9e3779b97f4a7c15
+
+// tableBits returns the number of index bits of an open-addressing table
+// for n entries, at most half full so that probes stay short.
+func tableBits(n int) uint {
+	return uint(max(bits.Len(uint(2*n)), 4))
+}
+
+// A tokenTable maps the bytes of every rank to its id. Each slot holds the
+// first eight bytes of its token and its length, so that most lookups
+// compare a single word and read no other memory.
+type tokenTable struct {
+	slots []tokenSlot
+	shift uint // 64 - index bits
+	vocab *vocab
+}
+
+type tokenSlot struct {
+	head uint64 // the first eight bytes of the token, little-endian, zero-padded
+	id   uint32
+	n    uint32 // the token's length; 0 marks an empty slot
+}
+
+// head returns the first eight bytes of b, little-endian, zero-padded.
+func head(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.LittleEndian.Uint64(b)
+	}
+	var h uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		h = h<<8 | uint64(b[i])
+	}
+	return h
+}
+
+// tokenHash hashes a token of length n that starts with the eight bytes h
+// and, if longer than eight bytes, ends with tail.
+func tokenHash(h uint64, n int, tail uint64) uint64 {
+	return (h ^ bits.RotateLeft64(tail*hashMul, 29) ^ uint64(n)<<56) * hashMul
+}
+
+// tail returns the last eight bytes of b if it is longer than eight bytes,
+// else 0.
+func tail(b []byte) uint64 {
+	if len(b) <= 8 {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b[len(b)-8:])
+}
+
+// newTokenTable returns the table of ids 0 to n-1 of v.
+func newTokenTable(v *vocab, n int) *tokenTable {
+	b := tableBits(n)
+	t := &tokenTable{slots: make([]tokenSlot, 1<<b), shift: 64 - b, vocab: v}
+	mask := uint64(len(t.slots) - 1)
+	for id := range uint32(n) {
+		tok := v.token(id)
+		h := head(tok)
+		i := tokenHash(h, len(tok), tail(tok)) >> t.shift
+		for t.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = tokenSlot{head: h, id: id, n: uint32(len(tok))}
+	}
+	return t
+}
+
+// lookup returns the id of the token b, if b is one.
+func (t *tokenTable) lookup(b []byte) (uint32, bool) {
+	h := head(b)
+	n := uint32(len(b))
+	mask := uint64(len(t.slots) - 1)
+	for i := tokenHash(h, len(b), tail(b)) >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.n == n && s.head == h && (n <= 8 || bytes.Equal(t.vocab.token(s.id)[8:], b[8:])) {
+			return s.id, true
+		}
+		if s.n == 0 {
+			return 0, false
+		}
+	}
+}
+
+// A pairTable maps two tokens to the token that BPE merges them into. Ids
+// are below 1<<pairIDBits; a slot packs the two ids and the merged id
+// plus one, so that an empty slot is 0.
+type pairTable struct {
+	slots []uint64
+	shift uint
+}
+
+const pairIDBits = 21
+
+func pairKey(a, b uint32) uint64 { return uint64(a)<<pairIDBits | uint64(b) }
+
+func newPairTable(n int) *pairTable {
+	b := tableBits(n)
+	return &pairTable{slots: make([]uint64, 1<<b), shift: 64 - b}
+}
+
+// add records that a and b merge into m. A pair is added at most once.
+func (t *pairTable) add(a, b, m uint32) {
+	k := pairKey(a, b)
+	mask := uint64(len(t.slots) - 1)
+	i := k * hashMul >> t.shift
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = k<<pairIDBits | uint64(m+1)
+}
+
+// get returns the token a and b merge into, if any.
+func (t *pairTable) get(a, b uint32) (uint32, bool) {
+	k := pairKey(a, b)
+	mask := uint64(len(t.slots) - 1)
+	for i := k * hashMul >> t.shift; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if s>>pairIDBits == k {
+			return uint32(s&(1<<pairIDBits-1)) - 1, true
+		}
+	}
+}
