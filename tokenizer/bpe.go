@@ -19,12 +19,17 @@ type bpe struct {
 
 func (t *bpe) Encoding() Encoding { return t.enc }
 
-// stackPiece is the length of the longest piece whose BPE bits live on the
-// stack; longer ones, rare, take theirs from donePool.
+// stackPiece is the length of the longest piece whose backtracking bits
+// live on the stack; longer ones, rare, take theirs from a pooled scratch.
 const stackPiece = 4096
 
-// donePool holds bit sets for appendBPE of pieces over stackPiece bytes.
-var donePool sync.Pool
+// A scratch holds the memory of merging long pieces between calls.
+type scratch struct {
+	done  []uint64 // appendBPE's bits
+	merge mergeScratch
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 	if t.tables == nil {
@@ -34,33 +39,33 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		return dst, &TextError{Offset: invalidAt(text), Err: ErrInvalidUTF8}
 	}
 	var stack [stackPiece/64 + 1]uint64
-	var pooled *[]uint64
-	tokens := t.tables.tokens
+	var s *scratch // from scratchPool, for long pieces
+	tb := t.tables
 	for i := 0; i < len(text); {
 		e := t.split.next(text, i)
 		piece := text[i:e]
 		i = e
-		if id, ok := tokens.lookup(piece); ok {
+		if id, ok := tb.tokens.lookup(piece); ok {
 			dst = append(dst, id)
 			continue
 		}
-		done := stack[:]
-		if len(piece) > stackPiece {
-			if pooled == nil {
-				pooled, _ = donePool.Get().(*[]uint64)
-				if pooled == nil {
-					pooled = new([]uint64)
-				}
+		switch {
+		case tb.splits != nil && len(piece) <= stackPiece:
+			dst = tb.appendBPE(dst, piece, stack[:])
+		case tb.splits == nil && len(piece) <= smallPiece:
+			dst = tb.appendScanMerge(dst, piece)
+		default:
+			if s == nil {
+				s = scratchPool.Get().(*scratch)
+				defer scratchPool.Put(s)
 			}
-			if n := len(piece)/64 + 1; cap(*pooled) < n {
-				*pooled = make([]uint64, n)
+			if tb.splits == nil {
+				dst = tb.appendHeapMerge(dst, piece, &s.merge)
+			} else {
+				s.done = grow(s.done, len(piece)/64+1)
+				dst = tb.appendBPE(dst, piece, s.done)
 			}
-			done = *pooled
 		}
-		dst = t.tables.appendBPE(dst, piece, done)
-	}
-	if pooled != nil {
-		donePool.Put(pooled)
 	}
 	return dst, nil
 }

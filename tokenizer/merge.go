@@ -49,7 +49,7 @@ type bpeTables struct {
 	vocab  *vocab
 	tokens *tokenTable
 	pairs  *pairTable
-	splits []tokenSplit // by id: the pair merged into the token; a byte's is itself
+	splits []tokenSplit // by id: the pair merged into the token; a byte's is itself; nil without backtracking
 	byTok  [256]uint32  // the token of each byte
 	// lens holds, for every two bytes, the lengths of the tokens that BPE
 	// makes (that have a split) and start with those bytes, as bits:
@@ -62,19 +62,15 @@ type tokenSplit struct{ left, right uint32 }
 // errBadRanks reports ranks that break what BPE needs of them.
 var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabulary")
 
-// newTables builds the tables of the first nRanks ids of v. lefts, if not
-// nil, gives for each id the length of the left part of its split (0 if it
-// has none, and for bytes), as computeSplits would find it.
-func newTables(v *vocab, nRanks int, lefts []byte) (*bpeTables, error) {
+// newTables builds the tables of the first nRanks ids of v; those of
+// backtracking only if backtrack. lefts, if not nil, gives for each id the
+// length of the left part of its split (0 if it has none, and for bytes),
+// as computeSplits would find it.
+func newTables(v *vocab, nRanks int, backtrack bool, lefts []byte) (*bpeTables, error) {
 	if nRanks >= 1<<pairIDBits || lefts != nil && len(lefts) != nRanks {
 		return nil, errBadRanks
 	}
-	t := &bpeTables{
-		vocab:  v,
-		tokens: newTokenTable(v, nRanks),
-		splits: make([]tokenSplit, nRanks),
-		lens:   new([1 << 16][2]uint64),
-	}
+	t := &bpeTables{vocab: v, tokens: newTokenTable(v, nRanks)}
 	for b := range 256 {
 		id, ok := t.tokens.lookup([]byte{byte(b)})
 		if !ok {
@@ -82,6 +78,11 @@ func newTables(v *vocab, nRanks int, lefts []byte) (*bpeTables, error) {
 		}
 		t.byTok[b] = id
 	}
+	if !backtrack {
+		return t, nil
+	}
+	t.splits = make([]tokenSplit, nRanks)
+	t.lens = new([1 << 16][2]uint64)
 	var err error
 	if lefts == nil {
 		err = t.computeSplits(nRanks)

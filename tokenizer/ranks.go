@@ -27,18 +27,23 @@ var (
 
 // A spec is everything about an encoding except its ranks.
 type spec struct {
-	enc      Encoding
-	o200k    bool              // split with the o200k_base pattern, else cl100k_base's
-	sha256   string            // of the ranks file
-	nRanks   int               // ids 0 to nRanks-1 are the ranks
-	specials map[uint32]string // special ids and their text
+	enc   Encoding
+	o200k bool // split with the o200k_base pattern, else cl100k_base's
+	// backtrack: every token is merged from two of lower rank, as
+	// backtracking needs (merge.go); else pieces are merged as tiktoken
+	// does (rankmerge.go).
+	backtrack bool
+	sha256    string            // of the ranks file
+	nRanks    int               // ids 0 to nRanks-1 are the ranks
+	specials  map[uint32]string // special ids and their text
 }
 
 var (
 	cl100kSpec = &spec{
-		enc:    Cl100kBase,
-		sha256: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-		nRanks: 100_256,
+		enc:       Cl100kBase,
+		backtrack: true,
+		sha256:    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+		nRanks:    100_256,
 		specials: map[uint32]string{
 			100257: "<|endoftext|>",
 			100258: "<|fim_prefix|>",
@@ -48,10 +53,11 @@ var (
 		},
 	}
 	o200kSpec = &spec{
-		enc:    O200kBase,
-		o200k:  true,
-		sha256: "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-		nRanks: 199_998,
+		enc:       O200kBase,
+		o200k:     true,
+		backtrack: true,
+		sha256:    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+		nRanks:    199_998,
 		specials: map[uint32]string{
 			199999: "<|endoftext|>",
 			200018: "<|endofprompt|>",
@@ -147,7 +153,7 @@ func addSpecials(v *vocab, specials map[uint32]string, n int) {
 // newBPE returns the tokenizer of s over v, whose splits (see newTables)
 // are lefts if not nil.
 func newBPE(s *spec, v *vocab, lefts []byte) (*bpe, error) {
-	t, err := newTables(v, s.nRanks, lefts)
+	t, err := newTables(v, s.nRanks, s.backtrack, lefts)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", err, s.enc)
 	}
