@@ -19,6 +19,11 @@ type bpe struct {
 
 func (t *bpe) Encoding() Encoding { return t.enc }
 
+// scanPiece is the length of the longest piece that is merged by
+// scanning (appendScanMerge) even where backtracking is possible: on
+// short pieces scanning touches less memory.
+const scanPiece = 8
+
 // stackPiece is the length of the longest piece whose backtracking bits
 // live on the stack; longer ones, rare, take theirs from a pooled scratch.
 const stackPiece = 4096
@@ -44,16 +49,17 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 	for i := 0; i < len(text); {
 		e := t.split.next(text, i)
 		piece := text[i:e]
-		i = e
-		if id, ok := tb.tokens.lookup(piece); ok {
+		if id, ok := tb.tokens.lookupIn(text, i, e); ok {
 			dst = append(dst, id)
+			i = e
 			continue
 		}
+		i = e
 		switch {
+		case len(piece) <= scanPiece || tb.splits == nil && len(piece) <= smallPiece:
+			dst = tb.appendScanMerge(dst, piece)
 		case tb.splits != nil && len(piece) <= stackPiece:
 			dst = tb.appendBPE(dst, piece, stack[:])
-		case tb.splits == nil && len(piece) <= smallPiece:
-			dst = tb.appendScanMerge(dst, piece)
 		default:
 			if s == nil {
 				s = scratchPool.Get().(*scratch)

@@ -32,11 +32,23 @@ var byteClass = func() (t [256]class) {
 	return t
 }()
 
-// bmpClass returns the classes of the Basic Multilingual Plane, made once
-// from the tables of package unicode (those regexp2 reads too) on first
-// use: 64 KiB, in well under a millisecond.
-var bmpClass = sync.OnceValue(func() *[1 << 16]class {
-	t := new([1 << 16]class)
+// A classTable holds the classes of every character, in blocks of 256
+// characters, each distinct block once: about 80 KiB.
+type classTable struct {
+	index  [(unicode.MaxRune + 1) >> 8]uint16 // character>>8 to its block
+	blocks []class
+}
+
+// of returns the classes of r, a valid rune.
+func (t *classTable) of(r rune) class {
+	return t.blocks[int(t.index[r>>8])<<8|int(r&0xff)]
+}
+
+// classes returns the class table, made once from the range tables of
+// package unicode (those regexp2 reads too) on first use, in about a
+// millisecond.
+var classes = sync.OnceValue(func() *classTable {
+	all := make([]class, unicode.MaxRune+1)
 	for _, c := range []struct {
 		table *unicode.RangeTable
 		class class
@@ -52,12 +64,29 @@ var bmpClass = sync.OnceValue(func() *[1 << 16]class {
 	} {
 		for _, r := range c.table.R16 {
 			for x := uint32(r.Lo); x <= uint32(r.Hi); x += uint32(r.Stride) {
-				t[x] |= c.class
+				all[x] |= c.class
+			}
+		}
+		for _, r := range c.table.R32 {
+			for x := r.Lo; x <= r.Hi; x += r.Stride {
+				all[x] |= c.class
 			}
 		}
 	}
-	t['\r'] |= clNewline
-	t['\n'] |= clNewline
+	all['\r'] |= clNewline
+	all['\n'] |= clNewline
+	t := new(classTable)
+	seen := map[string]uint16{}
+	for i := range t.index {
+		block := all[i<<8 : (i+1)<<8]
+		k, ok := seen[string(block)]
+		if !ok {
+			k = uint16(len(t.blocks) >> 8)
+			seen[string(block)] = k
+			t.blocks = append(t.blocks, block...)
+		}
+		t.index[i] = k
+	}
 	return t
 })
 
@@ -88,12 +117,4 @@ func classify(r rune) class {
 		c |= clNewline
 	}
 	return c
-}
-
-// classOf returns the classes of r, a valid rune of U+0080 or more.
-func classOf(bmp *[1 << 16]class, r rune) class {
-	if r < 1<<16 {
-		return bmp[r]
-	}
-	return classify(r)
 }

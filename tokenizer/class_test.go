@@ -5,15 +5,14 @@ import (
 	"unicode"
 )
 
-// The table of the BMP, made from range tables, agrees with package
-// unicode's predicates for every character, and so do the ASCII table and
-// classify, which the other planes use.
+// The class table, made from range tables, agrees with package unicode's
+// predicates for every character, and so does the table of bytes.
 func TestClasses(t *testing.T) {
-	bmp := bmpClass()
+	tbl := classes()
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		want := classify(r)
-		if r < 1<<16 && bmp[r] != want {
-			t.Fatalf("U+%04X: table %08b, unicode %08b", r, bmp[r], want)
+		if got := tbl.of(r); got != want {
+			t.Fatalf("U+%04X: table %08b, unicode %08b", r, got, want)
 		}
 		if r < 0x80 && byteClass[r] != want {
 			t.Fatalf("U+%04X: byte table %08b, unicode %08b", r, byteClass[r], want)

@@ -51,13 +51,27 @@ type bpeTables struct {
 	pairs  *pairTable
 	splits []tokenSplit // by id: the pair merged into the token; a byte's is itself; nil without backtracking
 	byTok  [256]uint32  // the token of each byte
-	// lens holds, for every two bytes, the lengths of the tokens that BPE
-	// makes (that have a split) and start with those bytes, as bits:
-	// length l at bit l-2 of a 128-bit set.
-	lens *[1 << 16][2]uint64
+	// prefixes describes, for every two bytes, the tokens that start with
+	// them; longLens has the lengths over 33 bytes.
+	prefixes *[1 << 16]prefix
+	longLens map[uint16]*[3]uint32 // lengths l from 34 to 129 at bit l-34
 }
 
 type tokenSplit struct{ left, right uint32 }
+
+// A prefix describes the tokens that start with two given bytes.
+type prefix struct {
+	tok uint32 // the token of the two bytes, or noRank
+	// lens holds the lengths l of the tokens that BPE makes (that have a
+	// split) from 3 to 33 bytes, at bit l-3, and longBit if there are
+	// longer ones.
+	lens uint32
+}
+
+const longBit = 1 << 31
+
+// prefixKey returns the index in prefixes of b's first two bytes.
+func prefixKey(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
 
 // errBadRanks reports ranks that break what BPE needs of them.
 var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabulary")
@@ -70,7 +84,7 @@ func newTables(v *vocab, nRanks int, backtrack bool, lefts []byte) (*bpeTables, 
 	if nRanks >= 1<<pairIDBits || lefts != nil && len(lefts) != nRanks {
 		return nil, errBadRanks
 	}
-	t := &bpeTables{vocab: v, tokens: newTokenTable(v, nRanks)}
+	t := &bpeTables{vocab: v, tokens: newTokenTable(v, nRanks), prefixes: new([1 << 16]prefix)}
 	for b := range 256 {
 		id, ok := t.tokens.lookup([]byte{byte(b)})
 		if !ok {
@@ -78,11 +92,14 @@ func newTables(v *vocab, nRanks int, backtrack bool, lefts []byte) (*bpeTables, 
 		}
 		t.byTok[b] = id
 	}
+	for k := range t.prefixes {
+		t.prefixes[k].tok = t.rank([]byte{byte(k), byte(k >> 8)})
+	}
 	if !backtrack {
 		return t, nil
 	}
 	t.splits = make([]tokenSplit, nRanks)
-	t.lens = new([1 << 16][2]uint64)
+	t.longLens = map[uint16]*[3]uint32{}
 	var err error
 	if lefts == nil {
 		err = t.computeSplits(nRanks)
@@ -95,7 +112,17 @@ func newTables(v *vocab, nRanks int, backtrack bool, lefts []byte) (*bpeTables, 
 	for id, s := range t.splits {
 		tok := v.token(uint32(id))
 		if len(tok) >= 2 && s.left != noSplit {
-			t.lens[uint16(tok[0])|uint16(tok[1])<<8][(len(tok)-2)/64] |= 1 << ((len(tok) - 2) % 64)
+			p := &t.prefixes[prefixKey(tok)]
+			switch l := len(tok); {
+			case l > 33:
+				p.lens |= longBit
+				if t.longLens[prefixKey(tok)] == nil {
+					t.longLens[prefixKey(tok)] = new([3]uint32)
+				}
+				t.longLens[prefixKey(tok)][(l-34)/32] |= 1 << ((l - 34) % 32)
+			case l > 2:
+				p.lens |= 1 << (l - 3)
+			}
 		}
 	}
 	return t, nil
@@ -202,26 +229,53 @@ func (t *bpeTables) valid(a, b uint32) bool {
 // longest returns the longest token BPE makes that is a prefix of b and
 // shorter than below bytes (below ≥ 2, len(b) ≥ 1).
 func (t *bpeTables) longest(b []byte, below int) uint32 {
-	if n := min(len(b), below-1); n >= 2 {
-		m := t.lens[uint16(b[0])|uint16(b[1])<<8]
-		// Keep the lengths up to n: bits up to n-2.
-		if k := n - 2; k < 64 {
-			m[0] &= 2<<k - 1
-			m[1] = 0
-		} else {
-			m[1] &= 2<<(k-64) - 1
-		}
-		for w := 1; w >= 0; w-- {
-			for x := m[w]; x != 0; {
-				i := bits.Len64(x) - 1
-				x &^= 1 << i
-				if id, ok := t.tokens.lookup(b[:w*64+i+2]); ok && t.splits[id].left != noSplit {
-					return id
+	n := min(len(b), below-1)
+	if n < 2 {
+		return t.byTok[b[0]]
+	}
+	p := t.prefixes[prefixKey(b)]
+	if n >= 3 && p.lens != 0 {
+		h8 := head(b)
+		if p.lens&longBit != 0 && n >= 34 {
+			long := t.longLens[prefixKey(b)]
+			for w := 2; w >= 0; w-- {
+				for x := long[w]; x != 0; {
+					i := bits.Len32(x) - 1
+					x &^= 1 << i
+					if l := 34 + 32*w + i; l <= n {
+						if id, ok := t.reachable(b[:l], h8); ok {
+							return id
+						}
+					}
 				}
 			}
 		}
+		m := p.lens &^ longBit
+		if n < 33 {
+			m &= 1<<(n-2) - 1 // lengths up to n
+		}
+		for m != 0 {
+			i := bits.Len32(m) - 1
+			m &^= 1 << i
+			if id, ok := t.reachable(b[:i+3], h8); ok {
+				return id
+			}
+		}
+	}
+	if p.tok != noRank && t.splits[p.tok].left != noSplit {
+		return p.tok
 	}
 	return t.byTok[b[0]]
+}
+
+// reachable returns the id of the token b, of three bytes or more, whose
+// first eight bytes (or more) are h8, if it is one that BPE makes.
+func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
+	if len(b) < 8 {
+		h8 &= 1<<(8*len(b)) - 1
+	}
+	id, ok := t.tokens.lookupHash(b, h8, tokenHash(h8, len(b), tail(b)))
+	return id, ok && t.splits[id].left != noSplit
 }
 
 // tokenLen returns the length of token id.

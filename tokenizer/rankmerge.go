@@ -54,7 +54,7 @@ func (t *bpeTables) appendScanMerge(dst []uint32, piece []byte) []uint32 {
 		ids[i] = t.byTok[b]
 	}
 	for i := range m - 1 {
-		ranks[i] = t.rank(piece[i : i+2])
+		ranks[i] = t.prefixes[prefixKey(piece[i:])].tok
 	}
 	for m > 1 {
 		best, at := uint32(noRank), -1
@@ -99,7 +99,7 @@ func (t *bpeTables) appendHeapMerge(dst []uint32, piece []byte, s *mergeScratch)
 		s.ids[i] = t.byTok[piece[i]]
 		s.ranks[i] = noRank
 		if i+1 < n {
-			if r := t.rank(piece[i : i+2]); r != noRank {
+			if r := t.prefixes[prefixKey(piece[i:])].tok; r != noRank {
 				s.ranks[i] = r
 				s.heap = append(s.heap, uint64(r)<<32|uint64(i))
 			}

@@ -159,7 +159,7 @@ func newBPE(s *spec, v *vocab, lefts []byte) (*bpe, error) {
 	}
 	return &bpe{
 		enc:     s.enc,
-		split:   splitter{o200k: s.o200k, bmp: bmpClass()},
+		split:   splitter{o200k: s.o200k, classes: classes()},
 		tables:  t,
 		vocab:   v,
 		missing: ErrUnknownID,

@@ -23,18 +23,22 @@ const (
 // classes (class.go), with a table lookup per ASCII byte; the comments give
 // the alternative each step implements.
 type splitter struct {
-	o200k bool            // the o200k_base pattern, else cl100k_base's
-	bmp   *[1 << 16]class // bmpClass()
+	o200k   bool        // the o200k_base pattern, else cl100k_base's
+	classes *classTable // classes()
 }
 
 // at returns the classes and length in bytes of the character at text[i].
 func (s *splitter) at(text []byte, i int) (class, int) {
-	c := byteClass[text[i]]
-	if c&clMulti == 0 {
+	if c := byteClass[text[i]]; c&clMulti == 0 {
 		return c, 1
 	}
+	return s.atMulti(text, i)
+}
+
+// atMulti is at for a character of more than one byte.
+func (s *splitter) atMulti(text []byte, i int) (class, int) {
 	r, n := utf8.DecodeRune(text[i:])
-	return classOf(s.bmp, r), n
+	return s.classes.of(r), n
 }
 
 // span returns the end of the run of characters with a class in want that
@@ -49,7 +53,7 @@ func (s *splitter) span(text []byte, i int, want class) int {
 		if c&clMulti == 0 {
 			break
 		}
-		c, n := s.at(text, i)
+		c, n := s.atMulti(text, i)
 		if c&want == 0 {
 			break
 		}
@@ -82,6 +86,9 @@ func (s *splitter) next(text []byte, i int) int {
 
 // nextCl100k implements the cl100k_base pattern.
 func (s *splitter) nextCl100k(text []byte, i int) int {
+	if e := asciiWordCl100k(text, i); e > 0 {
+		return e
+	}
 	c, n := s.at(text, i)
 	j := i + n
 	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
@@ -103,9 +110,12 @@ func (s *splitter) nextCl100k(text []byte, i int) int {
 }
 
 // nextO200k implements the o200k_base pattern. Its first two alternatives
-// split words by case: "HTTPServer" is "HTTPS", "erver" in cl100k_base's
-// but "HTTP", "Server" here.
+// split words by case: "getURLForID" is one piece for cl100k_base, but
+// "get", "URLFor", "ID" here.
 func (s *splitter) nextO200k(text []byte, i int) int {
+	if e := asciiWordO200k(text, i); e > 0 {
+		return e
+	}
 	c, n := s.at(text, i)
 	j := i + n
 	// The optional leading character [^\r\n\p{L}\p{N}]: tried taken, then
@@ -130,6 +140,57 @@ func (s *splitter) nextO200k(text []byte, i int) int {
 		return s.upperWord(text, i)
 	}
 	return s.rest(text, i, c, n, true)
+}
+
+// The fast paths: most pieces are an ASCII word, perhaps after one other
+// ASCII character (a space, most often), and followed by ASCII. They are
+// found from byteClass alone; anything else is left to the general path
+// (the functions return 0), as is a word that a character of more than one
+// byte follows, since that character might continue the word.
+
+// lead returns where the word of a piece that starts at text[i] starts,
+// past a leading ASCII character that [^\r\n\p{L}\p{N}] matches, if any.
+func lead(text []byte, i int) int {
+	if byteClass[text[i]]&(clLetter|clNumber|clNewline|clMulti) == 0 && i+1 < len(text) {
+		return i + 1
+	}
+	return i
+}
+
+// asciiWordCl100k matches [^\r\n\p{L}\p{N}]?\p{L}+ at text[i] for ASCII, or
+// returns 0. A contraction comes first, so a leading ' is left to the
+// general path.
+func asciiWordCl100k(text []byte, i int) int {
+	j := lead(text, i)
+	if text[i] == '\'' {
+		return 0
+	}
+	k := j
+	for k < len(text) && byteClass[text[k]]&clLetter != 0 {
+		k++
+	}
+	if k == j || k < len(text) && text[k] >= utf8.RuneSelf {
+		return 0
+	}
+	return k
+}
+
+// asciiWordO200k matches the first two alternatives of the o200k_base
+// pattern at text[i] for ASCII, or returns 0: a run of capitals, then one
+// of small letters, then perhaps a contraction.
+func asciiWordO200k(text []byte, i int) int {
+	j := lead(text, i)
+	k := j
+	for k < len(text) && byteClass[text[k]]&(clUpper|clMulti) == clUpper {
+		k++
+	}
+	for k < len(text) && byteClass[text[k]]&(clLower|clMulti) == clLower {
+		k++
+	}
+	if k == j || k < len(text) && text[k] >= utf8.RuneSelf {
+		return 0
+	}
+	return k + contraction(text[k:])
 }
 
 // lowerWord matches [U]*[L]+C? at text[p], where U is

@@ -37,7 +37,7 @@ func regexpPieces(t testing.TB, o200k bool, text string) []string {
 
 // splitPieces splits text with splitter.
 func splitPieces(o200k bool, text string) []string {
-	s := &splitter{o200k: o200k, bmp: bmpClass()}
+	s := &splitter{o200k: o200k, classes: classes()}
 	var pieces []string
 	for i := 0; i < len(text); {
 		e := s.next([]byte(text), i)

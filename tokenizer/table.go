@@ -23,6 +23,9 @@ type tokenTable struct {
 	slots []tokenSlot
 	shift uint // 64 - index bits
 	vocab *vocab
+	// filter holds the hashes of the tokens: it answers most lookups of
+	// bytes that are no token without touching the slots.
+	filter *filter
 }
 
 type tokenSlot struct {
@@ -61,12 +64,14 @@ func tail(b []byte) uint64 {
 // newTokenTable returns the table of ids 0 to n-1 of v.
 func newTokenTable(v *vocab, n int) *tokenTable {
 	b := tableBits(n)
-	t := &tokenTable{slots: make([]tokenSlot, 1<<b), shift: 64 - b, vocab: v}
+	t := &tokenTable{slots: make([]tokenSlot, 1<<b), shift: 64 - b, vocab: v, filter: newFilter(n)}
 	mask := uint64(len(t.slots) - 1)
 	for id := range uint32(n) {
 		tok := v.token(id)
 		h := head(tok)
-		i := tokenHash(h, len(tok), tail(tok)) >> t.shift
+		hash := tokenHash(h, len(tok), tail(tok))
+		t.filter.add(hash)
+		i := hash >> t.shift
 		for t.slots[i].n != 0 {
 			i = (i + 1) & mask
 		}
@@ -78,9 +83,31 @@ func newTokenTable(v *vocab, n int) *tokenTable {
 // lookup returns the id of the token b, if b is one.
 func (t *tokenTable) lookup(b []byte) (uint32, bool) {
 	h := head(b)
+	return t.lookupHash(b, h, tokenHash(h, len(b), tail(b)))
+}
+
+// lookupIn is lookup of text[i:e] (e > i), which reads the first eight
+// bytes at once when text has them.
+func (t *tokenTable) lookupIn(text []byte, i, e int) (uint32, bool) {
+	if len(text)-i < 8 {
+		return t.lookup(text[i:e])
+	}
+	n := e - i
+	h := binary.LittleEndian.Uint64(text[i:])
+	if n < 8 {
+		h &= 1<<(8*n) - 1
+	}
+	return t.lookupHash(text[i:e], h, tokenHash(h, n, tail(text[i:e])))
+}
+
+// lookupHash is lookup of b, whose head is h and hash hash.
+func (t *tokenTable) lookupHash(b []byte, h, hash uint64) (uint32, bool) {
+	if !t.filter.has(hash) {
+		return 0, false
+	}
 	n := uint32(len(b))
 	mask := uint64(len(t.slots) - 1)
-	for i := tokenHash(h, len(b), tail(b)) >> t.shift; ; i = (i + 1) & mask {
+	for i := hash >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.n == n && s.head == h && (n <= 8 || bytes.Equal(t.vocab.token(s.id)[8:], b[8:])) {
 			return s.id, true
@@ -97,6 +124,9 @@ func (t *tokenTable) lookup(b []byte) (uint32, bool) {
 type pairTable struct {
 	slots []uint64
 	shift uint
+	// filter holds the hashes of the pairs, which answers most lookups of
+	// absent pairs without touching the slots.
+	filter *filter
 }
 
 const pairIDBits = 21
@@ -105,13 +135,14 @@ func pairKey(a, b uint32) uint64 { return uint64(a)<<pairIDBits | uint64(b) }
 
 func newPairTable(n int) *pairTable {
 	b := tableBits(n)
-	return &pairTable{slots: make([]uint64, 1<<b), shift: 64 - b}
+	return &pairTable{slots: make([]uint64, 1<<b), shift: 64 - b, filter: newFilter(n)}
 }
 
 // add records that a and b merge into m. A pair is added at most once.
 func (t *pairTable) add(a, b, m uint32) {
 	k := pairKey(a, b)
 	mask := uint64(len(t.slots) - 1)
+	t.filter.add(k * hashMul)
 	i := k * hashMul >> t.shift
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
@@ -122,6 +153,9 @@ func (t *pairTable) add(a, b, m uint32) {
 // get returns the token a and b merge into, if any.
 func (t *pairTable) get(a, b uint32) (uint32, bool) {
 	k := pairKey(a, b)
+	if !t.filter.has(k * hashMul) {
+		return 0, false
+	}
 	mask := uint64(len(t.slots) - 1)
 	for i := k * hashMul >> t.shift; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -132,4 +166,31 @@ func (t *pairTable) get(a, b uint32) (uint32, bool) {
 			return uint32(s&(1<<pairIDBits-1)) - 1, true
 		}
 	}
+}
+
+// A filter is a blocked Bloom filter of hashes: two bits in one word per
+// hash. It answers most lookups of keys that are absent from a table from
+// a few hundred kilobytes that stay in cache, where the table would miss.
+type filter struct {
+	words []uint64
+	shift uint
+}
+
+// newFilter returns a filter for about n hashes, with a false positive
+// rate of a few percent.
+func newFilter(n int) *filter {
+	b := max(uint(bits.Len(uint(n/4))), 4) // about four hashes, eight bits, a word
+	return &filter{words: make([]uint64, 1<<b), shift: 64 - b}
+}
+
+func (f *filter) bits(h uint64) uint64 {
+	return 1<<(h>>20&63) | 1<<(h>>26&63)
+}
+
+func (f *filter) add(h uint64) { f.words[h>>f.shift] |= f.bits(h) }
+
+// has reports whether h may have been added.
+func (f *filter) has(h uint64) bool {
+	m := f.bits(h)
+	return f.words[h>>f.shift]&m == m
 }
