@@ -89,10 +89,11 @@ func defaultLlama3() (*bpe, error) {
 // ids, since those streams are cl100k_base ids (see the package
 // documentation).
 func llama3DecodeOnly() (*bpe, error) {
-	cl, err := cl100kRanks()
+	r, err := cl100kRanks()
 	if err != nil {
 		return nil, err
 	}
+	cl := r.vocab
 	v := &vocab{
 		offs: slices.Grow(slices.Clone(cl.offs[:sharedIDs+1]), Llama3.NVocab()-sharedIDs),
 		data: slices.Clone(cl.data[:cl.offs[sharedIDs]]),

@@ -127,7 +127,7 @@ func TestLlama3SharesCl100k(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id := range uint32(sharedIDs) {
-		if a, b := l.vocab.token(id), cl.token(id); string(a) != string(b) {
+		if a, b := l.vocab.token(id), cl.vocab.token(id); string(a) != string(b) {
 			t.Fatalf("id %d: Llama 3 %q, cl100k_base %q", id, a, b)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // Byte-pair encoding of one piece, exactly as tiktoken does it: start from
@@ -42,22 +43,38 @@ const maxTokenLen = 129
 
 // noSplit marks a token that BPE never makes: its bytes do not merge into
 // it. tiktoken still gives it for a piece that is exactly its bytes.
-const noSplit = math.MaxUint32
+const noSplit = 1<<24 - 1
 
 // bpeTables holds what the encoder needs beyond the vocabulary.
 type bpeTables struct {
 	vocab  *vocab
 	tokens *tokenTable
 	pairs  *pairTable
-	splits []tokenSplit // by id: the pair merged into the token; a byte's is itself; nil without backtracking
-	byTok  [256]uint32  // the token of each byte
+	splits splitTable  // nil without backtracking
+	byTok  [256]uint32 // the token of each byte
 	// prefixes describes, for every two bytes, the tokens that start with
 	// them; longLens has the lengths over 33 bytes.
 	prefixes *[1 << 16]prefix
 	longLens map[uint16]*[3]uint32 // lengths l from 34 to 129 at bit l-34
 }
 
-type tokenSplit struct{ left, right uint32 }
+// A splitTable holds the split of every token: the two tokens BPE merges
+// into it, 24 bits each, little-endian, in six bytes a token. A byte's
+// split is itself; noSplit marks a token that BPE never makes.
+type splitTable []byte
+
+func (s splitTable) left(id uint32) uint32 {
+	i := 6 * int(id)
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16
+}
+
+func (s splitTable) right(id uint32) uint32 {
+	i := 6*int(id) + 3
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16
+}
+
+// made reports whether BPE makes token id.
+func (s splitTable) made(id uint32) bool { return s.left(id) != noSplit }
 
 // A prefix describes the tokens that start with two given bytes.
 type prefix struct {
@@ -76,42 +93,53 @@ func prefixKey(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
 // errBadRanks reports ranks that break what BPE needs of them.
 var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabulary")
 
-// newTables builds the tables of the first nRanks ids of v; those of
-// backtracking only if backtrack. lefts, if not nil, gives for each id the
-// length of the left part of its split (0 if it has none, and for bytes),
-// as computeSplits would find it.
-func newTables(v *vocab, nRanks int, backtrack bool, lefts []byte) (*bpeTables, error) {
-	if nRanks >= 1<<pairIDBits || lefts != nil && len(lefts) != nRanks {
+// newTables builds the tables of the first nRanks ids of v, and if splits
+// is not nil those of backtracking too. splits holds the split of each
+// token as computeSplits (merge_test.go) finds it: a byte's is itself, and
+// that of a token BPE never makes is noSplit. newTables checks that each
+// token is its split's bytes.
+func newTables(v *vocab, nRanks int, splits splitTable) (*bpeTables, error) {
+	if nRanks >= 1<<pairIDBits || splits != nil && len(splits) != 6*nRanks {
 		return nil, errBadRanks
 	}
-	t := &bpeTables{vocab: v, tokens: newTokenTable(v, nRanks), prefixes: new([1 << 16]prefix)}
-	for b := range 256 {
-		id, ok := t.tokens.lookup([]byte{byte(b)})
-		if !ok {
-			return nil, fmt.Errorf("%w: byte %#x is not a token", errBadRanks, b)
-		}
-		t.byTok[b] = id
+	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
+	// The pair table and the token table take most of the time, and they
+	// can be built at the same time.
+	var wg sync.WaitGroup
+	var splitsErr error
+	if splits != nil {
+		wg.Go(func() { splitsErr = t.setSplits(splits) })
+	}
+	t.tokens = newTokenTable(v, nRanks, new(buildScratch))
+	wg.Wait()
+	if splitsErr != nil {
+		return nil, splitsErr
 	}
 	for k := range t.prefixes {
-		t.prefixes[k].tok = t.rank([]byte{byte(k), byte(k >> 8)})
+		t.prefixes[k].tok = noRank
 	}
-	if !backtrack {
+	seen := 0
+	for id := range uint32(nRanks) {
+		switch tok := v.token(id); len(tok) {
+		case 0:
+			return nil, fmt.Errorf("%w: token %d is empty", errBadRanks, id)
+		case 1:
+			t.byTok[tok[0]] = id
+			seen++
+		case 2:
+			t.prefixes[prefixKey(tok)].tok = id
+		}
+	}
+	if seen != 256 {
+		return nil, fmt.Errorf("%w: not every byte is a token", errBadRanks)
+	}
+	if splits == nil {
 		return t, nil
 	}
-	t.splits = make([]tokenSplit, nRanks)
 	t.longLens = map[uint16]*[3]uint32{}
-	var err error
-	if lefts == nil {
-		err = t.computeSplits(nRanks)
-	} else {
-		err = t.readSplits(lefts)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for id, s := range t.splits {
-		tok := v.token(uint32(id))
-		if len(tok) >= 2 && s.left != noSplit {
+	for id := range uint32(nRanks) {
+		tok := v.token(id)
+		if len(tok) >= 2 && splits.made(id) {
 			p := &t.prefixes[prefixKey(tok)]
 			switch l := len(tok); {
 			case l > 33:
@@ -128,66 +156,24 @@ func newTables(v *vocab, nRanks int, backtrack bool, lefts []byte) (*bpeTables, 
 	return t, nil
 }
 
-// computeSplits finds the split of every token, in rank order: the
-// two tokens, both of lower rank and both made by BPE, that are a valid
-// pair (what BPE makes of the token's bytes without the token itself). At
-// most one split of a token's bytes is valid; a token without one is
-// never made by BPE (noSplit).
-func (t *bpeTables) computeSplits(nRanks int) error {
-	t.pairs = newPairTable(nRanks)
-	for id := range uint32(nRanks) {
-		tok := t.vocab.token(id)
-		if len(tok) > maxTokenLen {
-			return fmt.Errorf("%w: token %d has %d bytes", errBadRanks, id, len(tok))
-		}
-		t.splits[id] = tokenSplit{noSplit, noSplit}
-		if len(tok) == 1 {
-			t.splits[id] = tokenSplit{id, id}
-			continue
-		}
-		for k := len(tok) - 1; k > 0; k-- {
-			l, ok := t.tokens.lookup(tok[:k])
-			if !ok || l >= id || t.splits[l].left == noSplit {
-				continue
-			}
-			r, ok := t.tokens.lookup(tok[k:])
-			if !ok || r >= id || t.splits[r].left == noSplit {
-				continue
-			}
-			if t.valid(l, r) {
-				t.splits[id] = tokenSplit{l, r}
-				t.pairs.add(l, r, id)
-				break
-			}
-		}
-	}
-	return nil
-}
-
-// readSplits sets the splits from the lengths of their left parts.
-func (t *bpeTables) readSplits(lefts []byte) error {
-	t.pairs = newPairTable(len(lefts))
-	for id, k := range lefts {
-		id := uint32(id)
-		tok := t.vocab.token(id)
+// setSplits takes splits as computeSplits finds them. It checks only that
+// every part is a token of lower rank, which is all the encoder needs to
+// stay within its tables: that each token is its parts' bytes,
+// TestEmbeddedRanks checks.
+func (t *bpeTables) setSplits(splits splitTable) error {
+	var merged []uint32 // the tokens that have a split
+	for id := range uint32(len(splits) / 6) {
+		l, r := splits.left(id), splits.right(id)
 		switch {
-		case len(tok) > maxTokenLen || int(k) >= len(tok) || len(tok) == 1 && k != 0:
-			return fmt.Errorf("%w: token %d: bad split", errBadRanks, id)
-		case len(tok) == 1:
-			t.splits[id] = tokenSplit{id, id}
-			continue
-		case k == 0:
-			t.splits[id] = tokenSplit{noSplit, noSplit}
-			continue
-		}
-		l, lok := t.tokens.lookup(tok[:k])
-		r, rok := t.tokens.lookup(tok[k:])
-		if !lok || !rok || l >= id || r >= id {
+		case l < id && r < id:
+			merged = append(merged, id)
+		case l == noSplit && r == noSplit || l == id && r == id && len(t.vocab.token(id)) == 1:
+		default:
 			return fmt.Errorf("%w: token %d: bad split", errBadRanks, id)
 		}
-		t.splits[id] = tokenSplit{l, r}
-		t.pairs.add(l, r, id)
 	}
+	t.pairs = newPairTable(splits, merged, new(buildScratch))
+	t.splits = splits
 	return nil
 }
 
@@ -204,20 +190,20 @@ func (t *bpeTables) valid(a, b uint32) bool {
 		}
 		if a > b {
 			limit = a
-			a = t.splits[a].right
+			a = t.splits.right(a)
 			if a == limit { // a byte: undo b instead
 				limit = b + 1
-				b = t.splits[b].left
+				b = t.splits.left(b)
 				if b+1 == limit {
 					return true
 				}
 			}
 		} else {
 			limit = b + 1
-			b = t.splits[b].left
+			b = t.splits.left(b)
 			if b+1 == limit {
 				limit = a
-				a = t.splits[a].right
+				a = t.splits.right(a)
 				if a == limit {
 					return true
 				}
@@ -262,7 +248,7 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 			}
 		}
 	}
-	if p.tok != noRank && t.splits[p.tok].left != noSplit {
+	if p.tok != noRank && t.splits.made(p.tok) {
 		return p.tok
 	}
 	return t.byTok[b[0]]
@@ -275,7 +261,7 @@ func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
 		h8 &= 1<<(8*len(b)) - 1
 	}
 	id, ok := t.tokens.lookupHash(b, h8, tokenHash(h8, len(b), tail(b)))
-	return id, ok && t.splits[id].left != noSplit
+	return id, ok && t.splits.made(id)
 }
 
 // tokenLen returns the length of token id.

@@ -1,12 +1,74 @@
 package tokenizer
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// computeSplits finds the split of every token, in rank order: the
+// two tokens, both of lower rank and both made by BPE, that are a valid
+// pair (what BPE makes of the token's bytes without the token itself). At
+// most one split of a token's bytes is valid; a token without one is
+// never made by BPE (noSplit).
+func (t *bpeTables) computeSplits(nRanks int) error {
+	b := tableBits(nRanks)
+	t.pairs = &pairTable{slots: make([]uint64, 1<<b+nRanks+1), shift: 64 - b, filter: newFilter(nRanks)}
+	t.splits = make(splitTable, 6*nRanks)
+	for id := range uint32(nRanks) {
+		tok := t.vocab.token(id)
+		if len(tok) > maxTokenLen {
+			return fmt.Errorf("%w: token %d has %d bytes", errBadRanks, id, len(tok))
+		}
+		t.splits.set(id, tokenSplit{noSplit, noSplit})
+		if len(tok) == 1 {
+			t.splits.set(id, tokenSplit{id, id})
+			continue
+		}
+		for k := len(tok) - 1; k > 0; k-- {
+			l, ok := t.tokens.lookup(tok[:k])
+			if !ok || l >= id || !t.splits.made(l) {
+				continue
+			}
+			r, ok := t.tokens.lookup(tok[k:])
+			if !ok || r >= id || !t.splits.made(r) {
+				continue
+			}
+			if t.valid(l, r) {
+				t.splits.set(id, tokenSplit{l, r})
+				t.pairs.add(l, r, id)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// A tokenSplit is the split of a token in a splitTable.
+type tokenSplit struct{ left, right uint32 }
+
+func (s splitTable) get(id uint32) tokenSplit { return tokenSplit{s.left(id), s.right(id)} }
+
+func (s splitTable) set(id uint32, t tokenSplit) {
+	i := 6 * int(id)
+	s[i], s[i+1], s[i+2] = byte(t.left), byte(t.left>>8), byte(t.left>>16)
+	s[i+3], s[i+4], s[i+5] = byte(t.right), byte(t.right>>8), byte(t.right>>16)
+}
+
+// add records that a and b merge into m, into a table with room past its
+// home slots for every key.
+func (t *pairTable) add(a, b, m uint32) {
+	k := pairKey(a, b)
+	t.filter.add(k * hashMul)
+	i := k * hashMul >> t.shift
+	for t.slots[i] != 0 {
+		i++
+	}
+	t.slots[i] = k<<pairIDBits | uint64(m+1)
+}
 
 // refBPE merges piece as tiktoken does: repeatedly the adjacent pair whose
 // bytes are the token of lowest rank, the leftmost on a tie. It returns the
@@ -58,8 +120,8 @@ func TestSplitsExact(t *testing.T) {
 			continue
 		}
 		unmade := 0
-		for id, s := range tb.splits {
-			id := uint32(id)
+		for id := range uint32(len(tb.splits) / 6) {
+			s := tb.splits.get(id)
 			b := tb.vocab.token(id)
 			if len(b) == 1 {
 				continue

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -14,36 +15,32 @@ import (
 )
 
 // The ranks of cl100k_base and o200k_base, as published by OpenAI with
-// tiktoken (MIT licence) and copied from the Go module
-// github.com/pkoukk/tiktoken-go-loader v0.0.2 (assets/), compressed with
-// "zstd -19 --no-check" (zstd 1.5.4). The SHA-256 of the decompressed files is
-// checked on load; see spec.sha256.
+// tiktoken (MIT licence), with the split of each token (see merge.go), in
+// the binary form of decodeRanks, zstd-compressed. TestEmbeddedRanks checks
+// that they are the published files, whose SHA-256 is spec.sha256, and
+// that the splits are those computeSplits finds; with -update it writes
+// them anew.
 var (
-	//go:embed ranks/cl100k_base.tiktoken.zst
+	//go:embed ranks/cl100k_base.bpe.zst
 	cl100kZst []byte
-	//go:embed ranks/o200k_base.tiktoken.zst
+	//go:embed ranks/o200k_base.bpe.zst
 	o200kZst []byte
 )
 
 // A spec is everything about an encoding except its ranks.
 type spec struct {
-	enc   Encoding
-	o200k bool // split with the o200k_base pattern, else cl100k_base's
-	// backtrack: every token is merged from two of lower rank, as
-	// backtracking needs (merge.go); else pieces are merged as tiktoken
-	// does (rankmerge.go).
-	backtrack bool
-	sha256    string            // of the ranks file
-	nRanks    int               // ids 0 to nRanks-1 are the ranks
-	specials  map[uint32]string // special ids and their text
+	enc      Encoding
+	o200k    bool              // split with the o200k_base pattern, else cl100k_base's
+	sha256   string            // of the ranks file
+	nRanks   int               // ids 0 to nRanks-1 are the ranks
+	specials map[uint32]string // special ids and their text
 }
 
 var (
 	cl100kSpec = &spec{
-		enc:       Cl100kBase,
-		backtrack: true,
-		sha256:    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-		nRanks:    100_256,
+		enc:    Cl100kBase,
+		sha256: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+		nRanks: 100_256,
 		specials: map[uint32]string{
 			100257: "<|endoftext|>",
 			100258: "<|fim_prefix|>",
@@ -53,11 +50,10 @@ var (
 		},
 	}
 	o200kSpec = &spec{
-		enc:       O200kBase,
-		o200k:     true,
-		backtrack: true,
-		sha256:    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-		nRanks:    199_998,
+		enc:    O200kBase,
+		o200k:  true,
+		sha256: "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+		nRanks: 199_998,
 		specials: map[uint32]string{
 			199999: "<|endoftext|>",
 			200018: "<|endofprompt|>",
@@ -141,6 +137,15 @@ func parseRanks(s *spec, file []byte) (*vocab, error) {
 	return v, nil
 }
 
+// specialsLen returns the length of the specials' text.
+func specialsLen(specials map[uint32]string) int {
+	n := 0
+	for _, s := range specials {
+		n += len(s)
+	}
+	return n
+}
+
 // addSpecials extends v to n ids: the ids in specials get their text, all
 // others stay unused.
 func addSpecials(v *vocab, specials map[uint32]string, n int) {
@@ -150,10 +155,10 @@ func addSpecials(v *vocab, specials map[uint32]string, n int) {
 	}
 }
 
-// newBPE returns the tokenizer of s over v, whose splits (see newTables)
-// are lefts if not nil.
-func newBPE(s *spec, v *vocab, lefts []byte) (*bpe, error) {
-	t, err := newTables(v, s.nRanks, s.backtrack, lefts)
+// newBPE returns the tokenizer of s over v; it backtracks if splits (see
+// newTables) is not nil, else it merges as tiktoken does (rankmerge.go).
+func newBPE(s *spec, v *vocab, splits splitTable) (*bpe, error) {
+	t, err := newTables(v, s.nRanks, splits)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", err, s.enc)
 	}
@@ -166,20 +171,66 @@ func newBPE(s *spec, v *vocab, lefts []byte) (*bpe, error) {
 	}, nil
 }
 
+// The binary form of the embedded ranks, before compression, with n ranks:
+//
+//	n         4 bytes, little-endian
+//	lengths   n bytes: the length of each token, in rank order
+//	splits    n × 6 bytes: the splitTable
+//	tokens    the bytes of the tokens, in rank order
+//
+// Reading it takes a few milliseconds, against tens for the published
+// base64 text and the search for the splits.
+
+// decodeRanks reads the binary form of s's ranks. The vocabulary it
+// returns has the special ids too; it and the splits share b's memory.
+func decodeRanks(s *spec, b []byte) (*vocab, splitTable, error) {
+	bad := fmt.Errorf("tokenizer: embedded %v ranks are corrupt", s.enc)
+	if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) != s.nRanks || len(b) < 4+7*s.nRanks {
+		return nil, nil, bad
+	}
+	n := s.nRanks
+	lengths, splits, data := b[4:4+n], splitTable(b[4+n:4+7*n]), b[4+7*n:]
+	v := &vocab{offs: make([]uint32, n+1, s.enc.NVocab()+1)}
+	for id, l := range lengths {
+		v.offs[id+1] = v.offs[id] + uint32(l)
+	}
+	if int(v.offs[n]) != len(data) {
+		return nil, nil, bad
+	}
+	v.data = data
+	addSpecials(v, s.specials, s.enc.NVocab())
+	return v, splits, nil
+}
+
+// embeddedRanks are ranks built into the package.
+type embeddedRanks struct {
+	vocab  *vocab
+	splits splitTable
+}
+
 // embedded returns a loader of the ranks built into the package, which
-// decompresses and parses them once, on first use.
-func embedded(s *spec, zst []byte) func() (*vocab, error) {
-	return sync.OnceValues(func() (*vocab, error) {
+// decompresses and reads them once, on first use.
+func embedded(s *spec, zst []byte) func() (*embeddedRanks, error) {
+	return sync.OnceValues(func() (*embeddedRanks, error) {
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, err
 		}
 		defer d.Close()
-		file, err := d.DecodeAll(zst, nil)
+		// Room for the specials, which addSpecials appends to the tokens.
+		var h zstd.Header
+		if err := h.Decode(zst); err != nil || !h.HasFCS || h.FrameContentSize > 16<<20 {
+			return nil, fmt.Errorf("tokenizer: embedded %v ranks are corrupt", s.enc)
+		}
+		b, err := d.DecodeAll(zst, make([]byte, 0, int(h.FrameContentSize)+specialsLen(s.specials)))
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer: embedded %v ranks: %w", s.enc, err)
 		}
-		return parseRanks(s, file)
+		v, splits, err := decodeRanks(s, b)
+		if err != nil {
+			return nil, err
+		}
+		return &embeddedRanks{v, splits}, nil
 	})
 }
 
@@ -195,10 +246,10 @@ var defaults = [...]func() (*bpe, error){
 	Llama3:     sync.OnceValues(defaultLlama3),
 }
 
-func fromEmbedded(s *spec, load func() (*vocab, error)) (*bpe, error) {
-	v, err := load()
+func fromEmbedded(s *spec, load func() (*embeddedRanks, error)) (*bpe, error) {
+	r, err := load()
 	if err != nil {
 		return nil, err
 	}
-	return newBPE(s, v, nil)
+	return newBPE(s, r.vocab, r.splits)
 }

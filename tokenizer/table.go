@@ -11,9 +11,33 @@ import (
 const hashMul = 0x9e3779b97f4a7c15
 
 // tableBits returns the number of index bits of an open-addressing table
-// for n entries, at most half full so that probes stay short.
+// for n entries: at most four fifths full. A filter answers most lookups
+// of absent keys, and present keys are found within a few slots: the table
+// is denser than the usual half full, which saves memory, cache and the
+// time to fault its pages in when it is built.
 func tableBits(n int) uint {
-	return uint(max(bits.Len(uint(2*n)), 4))
+	return uint(max(bits.Len(uint(n+n/4)), 4))
+}
+
+// Both tables use linear probing without wrap-around: a key is in its home
+// slot or a later one, and a table has one empty slot past its last key,
+// where every probe ends. Keys in the order of their home slots are laid
+// out in one pass that writes memory in sequence; so the tables are built
+// by sorting their slots by home (a radix sort of two passes) and then
+// placing them, several times faster than inserting keys in id order.
+
+// radixPasses returns the shifts and widths of the two digits of a radix
+// sort on b bits (b ≤ 24), least significant first.
+func radixPasses(b uint) [2][2]uint {
+	lo := b / 2
+	return [2][2]uint{{0, lo}, {lo, b - lo}}
+}
+
+// A buildScratch holds memory for building tables, used by one table
+// after another.
+type buildScratch struct {
+	slots, slotsTmp []tokenSlot
+	keys, keysTmp   []uint64
 }
 
 // A tokenTable maps the bytes of every rank to its id. Each slot holds the
@@ -62,20 +86,46 @@ func tail(b []byte) uint64 {
 }
 
 // newTokenTable returns the table of ids 0 to n-1 of v.
-func newTokenTable(v *vocab, n int) *tokenTable {
+func newTokenTable(v *vocab, n int, sc *buildScratch) *tokenTable {
 	b := tableBits(n)
-	t := &tokenTable{slots: make([]tokenSlot, 1<<b), shift: 64 - b, vocab: v, filter: newFilter(n)}
-	mask := uint64(len(t.slots) - 1)
-	for id := range uint32(n) {
-		tok := v.token(id)
+	t := &tokenTable{shift: 64 - b, vocab: v, filter: newFilter(n)}
+	// The slots in id order, each with its home slot in n's upper bits.
+	sc.slots, sc.slotsTmp = grow(sc.slots, n), grow(sc.slotsTmp, n)
+	recs, tmp := sc.slots, sc.slotsTmp
+	for id := range recs {
+		tok := v.token(uint32(id))
 		h := head(tok)
 		hash := tokenHash(h, len(tok), tail(tok))
 		t.filter.add(hash)
-		i := hash >> t.shift
-		for t.slots[i].n != 0 {
-			i = (i + 1) & mask
+		recs[id] = tokenSlot{head: h, id: uint32(id), n: uint32(hash>>t.shift)<<8 | uint32(len(tok))}
+	}
+	for _, p := range radixPasses(b) {
+		var start [1<<12 + 1]int32
+		mask := uint32(1)<<p[1] - 1
+		for _, r := range recs {
+			start[r.n>>(8+p[0])&mask+1]++
 		}
-		t.slots[i] = tokenSlot{head: h, id: id, n: uint32(len(tok))}
+		for k := 1; k < len(start); k++ {
+			start[k] += start[k-1]
+		}
+		for _, r := range recs {
+			k := r.n >> (8 + p[0]) & mask
+			tmp[start[k]] = r
+			start[k]++
+		}
+		recs, tmp = tmp, recs
+	}
+	last := -1
+	for _, r := range recs {
+		last = max(int(r.n>>8), last+1)
+	}
+	t.slots = make([]tokenSlot, max(1<<b, last+1)+1)
+	next := 0
+	for _, r := range recs {
+		i := max(int(r.n>>8), next)
+		r.n &= 0xff
+		t.slots[i] = r
+		next = i + 1
 	}
 	return t
 }
@@ -106,8 +156,7 @@ func (t *tokenTable) lookupHash(b []byte, h, hash uint64) (uint32, bool) {
 		return 0, false
 	}
 	n := uint32(len(b))
-	mask := uint64(len(t.slots) - 1)
-	for i := hash >> t.shift; ; i = (i + 1) & mask {
+	for i := hash >> t.shift; ; i++ {
 		s := &t.slots[i]
 		if s.n == n && s.head == h && (n <= 8 || bytes.Equal(t.vocab.token(s.id)[8:], b[8:])) {
 			return s.id, true
@@ -133,21 +182,47 @@ const pairIDBits = 21
 
 func pairKey(a, b uint32) uint64 { return uint64(a)<<pairIDBits | uint64(b) }
 
-func newPairTable(n int) *pairTable {
-	b := tableBits(n)
-	return &pairTable{slots: make([]uint64, 1<<b), shift: 64 - b, filter: newFilter(n)}
-}
-
-// add records that a and b merge into m. A pair is added at most once.
-func (t *pairTable) add(a, b, m uint32) {
-	k := pairKey(a, b)
-	mask := uint64(len(t.slots) - 1)
-	t.filter.add(k * hashMul)
-	i := k * hashMul >> t.shift
-	for t.slots[i] != 0 {
-		i = (i + 1) & mask
+// newPairTable returns the table of the splits of the tokens ids: token
+// id merges from its split.
+func newPairTable(splits splitTable, ids []uint32, sc *buildScratch) *pairTable {
+	b := tableBits(len(ids))
+	t := &pairTable{shift: 64 - b, filter: newFilter(len(ids))}
+	sc.keys, sc.keysTmp = grow(sc.keys, len(ids)), grow(sc.keysTmp, len(ids))
+	recs, tmp := sc.keys, sc.keysTmp
+	for k, id := range ids {
+		key := pairKey(splits.left(id), splits.right(id))
+		t.filter.add(key * hashMul)
+		recs[k] = key<<pairIDBits | uint64(id+1)
 	}
-	t.slots[i] = k<<pairIDBits | uint64(m+1)
+	home := func(r uint64) uint32 { return uint32(r >> pairIDBits * hashMul >> t.shift) }
+	for _, p := range radixPasses(b) {
+		var start [1<<12 + 1]int32
+		mask := uint32(1)<<p[1] - 1
+		for _, r := range recs {
+			start[home(r)>>p[0]&mask+1]++
+		}
+		for k := 1; k < len(start); k++ {
+			start[k] += start[k-1]
+		}
+		for _, r := range recs {
+			k := home(r) >> p[0] & mask
+			tmp[start[k]] = r
+			start[k]++
+		}
+		recs, tmp = tmp, recs
+	}
+	last := -1
+	for _, r := range recs {
+		last = max(int(home(r)), last+1)
+	}
+	t.slots = make([]uint64, max(1<<b, last+1)+1)
+	next := 0
+	for _, r := range recs {
+		i := max(int(home(r)), next)
+		t.slots[i] = r
+		next = i + 1
+	}
+	return t
 }
 
 // get returns the token a and b merge into, if any.
@@ -156,8 +231,7 @@ func (t *pairTable) get(a, b uint32) (uint32, bool) {
 	if !t.filter.has(k * hashMul) {
 		return 0, false
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := k * hashMul >> t.shift; ; i = (i + 1) & mask {
+	for i := k * hashMul >> t.shift; ; i++ {
 		s := t.slots[i]
 		if s == 0 {
 			return 0, false

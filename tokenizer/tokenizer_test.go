@@ -338,7 +338,7 @@ func TestRanksMismatch(t *testing.T) {
 	}
 	var file bytes.Buffer
 	for id := range 10 {
-		file.WriteString(string(cl.token(uint32(id))) + "\n")
+		file.WriteString(string(cl.vocab.token(uint32(id))) + "\n")
 	}
 	if _, err := parseRanks(cl100kSpec, file.Bytes()); !errors.Is(err, ErrRanksMismatch) {
 		t.Errorf("parseRanks of a wrong file: %v", err)
