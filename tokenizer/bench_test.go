@@ -247,22 +247,35 @@ func BenchmarkEncodeWorstCase(b *testing.B) {
 	}
 }
 
+// BenchmarkDecode compares our decoder, into a reused dst, with
+// tiktoken-go's.
 func BenchmarkDecode(b *testing.B) {
+	text := benchText(64 << 10)
 	for _, tok := range complete(b) {
-		b.Run(fmt.Sprintf("impl=ours/enc=%v/text=chat", tok.Encoding()), func(b *testing.B) {
-			text := benchText(64 << 10)
-			ids, err := tok.AppendEncode(nil, text)
-			if err != nil {
-				b.Fatal(err)
-			}
-			dst := make([]byte, 0, len(text))
-			b.SetBytes(int64(len(text)))
-			b.ReportAllocs()
-			for b.Loop() {
-				dst, _ = tok.AppendDecode(dst[:0], ids)
-			}
-			reportTokens(b, len(ids))
-		})
+		ids, err := tok.AppendEncode(nil, text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o := oracle(b, tok)
+		ints := make([]int, len(ids))
+		for i, id := range ids {
+			ints[i] = int(id)
+		}
+		for _, impl := range []string{"ours", "tiktoken-go"} {
+			b.Run(fmt.Sprintf("impl=%s/enc=%v/text=chat", impl, tok.Encoding()), func(b *testing.B) {
+				dst := make([]byte, 0, len(text)+decodeWord)
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if impl == "ours" {
+						dst, _ = tok.AppendDecode(dst[:0], ids)
+					} else {
+						dst = append(dst[:0], o.Decode(ints)...)
+					}
+				}
+				reportTokens(b, len(ids))
+			})
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -89,13 +90,30 @@ func invalidAt(text []byte) int {
 	return len(text)
 }
 
+// decodeWord is how many bytes AppendDecode copies at once.
+const decodeWord = 16
+
+// AppendDecode copies a token of up to decodeWord bytes as one word of
+// decodeWord bytes, which the padding after the tokens allows, into dst's
+// spare capacity, and then keeps only the token's bytes: that saves a call
+// to memmove per token, most of the time of decoding.
 func (t *bpe) AppendDecode(dst []byte, ids []uint32) ([]byte, error) {
+	offs, data := t.vocab.offs, t.vocab.data
 	for i, id := range ids {
-		tok := t.vocab.token(id)
-		if tok == nil {
+		if int64(id) >= int64(len(offs))-1 || offs[id] == offs[id+1] {
 			return dst, t.idError(i, id)
 		}
-		dst = append(dst, tok...)
+		lo, hi := offs[id], offs[id+1]
+		if n := len(dst); hi-lo <= decodeWord && cap(dst)-n >= decodeWord {
+			*(*[decodeWord]byte)(dst[n : n+decodeWord]) = *(*[decodeWord]byte)(data[lo:])
+			dst = dst[:n+int(hi-lo)]
+			continue
+		}
+		if cap(dst)-len(dst) < int(hi-lo) {
+			// Room for the rest at four bytes a token, the usual.
+			dst = slices.Grow(dst, int(hi-lo)+4*(len(ids)-i)+decodeWord)
+		}
+		dst = append(dst, data[lo:hi]...)
 	}
 	return dst, nil
 }

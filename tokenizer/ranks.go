@@ -94,7 +94,7 @@ func llama3Specials() map[uint32]string {
 // A vocab maps every id of an encoding to its bytes.
 type vocab struct {
 	offs []uint32 // id i is data[offs[i]:offs[i+1]]; no token is empty, so an empty one is unused
-	data []byte
+	data []byte   // the tokens, then decodeWord-1 bytes of padding
 }
 
 // token returns the bytes of id, or nil if id is unused or out of range.
@@ -153,6 +153,8 @@ func addSpecials(v *vocab, specials map[uint32]string, n int) {
 		v.data = append(v.data, specials[uint32(id)]...)
 		v.offs = append(v.offs, uint32(len(v.data)))
 	}
+	// AppendDecode copies short tokens 16 bytes at a time.
+	v.data = append(v.data, make([]byte, decodeWord-1)...)
 }
 
 // newBPE returns the tokenizer of s over v; it backtracks if splits (see

@@ -353,3 +353,22 @@ func longest(v *vocab) int {
 	}
 	return n
 }
+
+// AppendDecode writes ahead into dst's spare capacity, but never past it,
+// whatever the capacity.
+func TestDecodeNoWritePastCap(t *testing.T) {
+	for _, tok := range complete(t) {
+		text := "Ünïcode, ids of every length: " + strings.Repeat("=", 40) + " and 日本語."
+		ids := encode(t, tok, text)
+		for c := range len(text) + 2*decodeWord {
+			buf := bytes.Repeat([]byte{0xa5}, c+64)
+			got, err := tok.AppendDecode(buf[:0:c], ids)
+			if err != nil || string(got) != text {
+				t.Fatalf("%v: cap %d: %q, %v", tok.Encoding(), c, got, err)
+			}
+			if !bytes.Equal(buf[c:], bytes.Repeat([]byte{0xa5}, 64)) {
+				t.Fatalf("%v: cap %d: wrote past the capacity: %q", tok.Encoding(), c, buf[c:])
+			}
+		}
+	}
+}
