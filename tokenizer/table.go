@@ -87,7 +87,9 @@ func tail(b []byte) uint64 {
 
 // newTokenTable returns the table of ids 0 to n-1 of v.
 func newTokenTable(v *vocab, n int, sc *buildScratch) *tokenTable {
-	b := tableBits(n)
+	// Half as full as tableBits makes it: most lookups are of pieces that
+	// are tokens, and they probe fewer slots.
+	b := tableBits(n) + 1
 	t := &tokenTable{shift: 64 - b, vocab: v, filter: newFilter(n)}
 	// The slots in id order, each with its home slot in n's upper bits.
 	sc.slots, sc.slotsTmp = grow(sc.slots, n), grow(sc.slotsTmp, n)
@@ -136,8 +138,8 @@ func (t *tokenTable) lookup(b []byte) (uint32, bool) {
 	return t.lookupHash(b, h, tokenHash(h, len(b), tail(b)))
 }
 
-// lookupIn is lookup of text[i:e] (e > i), which reads the first eight
-// bytes at once when text has them.
+// lookupIn is lookup of text[i:e] (e > i), a piece, which reads the first
+// eight bytes at once when text has them.
 func (t *tokenTable) lookupIn(text []byte, i, e int) (uint32, bool) {
 	if len(text)-i < 8 {
 		return t.lookup(text[i:e])
@@ -147,7 +149,7 @@ func (t *tokenTable) lookupIn(text []byte, i, e int) (uint32, bool) {
 	if n < 8 {
 		h &= 1<<(8*n) - 1
 	}
-	return t.lookupHash(text[i:e], h, tokenHash(h, n, tail(text[i:e])))
+	return t.probe(text[i:e], h, tokenHash(h, n, tail(text[i:e])))
 }
 
 // lookupHash is lookup of b, whose head is h and hash hash.
@@ -155,6 +157,12 @@ func (t *tokenTable) lookupHash(b []byte, h, hash uint64) (uint32, bool) {
 	if !t.filter.has(hash) {
 		return 0, false
 	}
+	return t.probe(b, h, hash)
+}
+
+// probe is lookupHash without the filter, for bytes that are likely a
+// token: the pieces of the split pattern.
+func (t *tokenTable) probe(b []byte, h, hash uint64) (uint32, bool) {
 	n := uint32(len(b))
 	for i := hash >> t.shift; ; i++ {
 		s := &t.slots[i]
