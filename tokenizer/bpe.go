@@ -23,7 +23,7 @@ func (t *bpe) Encoding() Encoding { return t.enc }
 // scanPiece is the length of the longest piece that is merged by
 // scanning (appendScanMerge) even where backtracking is possible: on
 // short pieces scanning touches less memory.
-const scanPiece = 8
+const scanPiece = 16
 
 // stackPiece is the length of the longest piece whose backtracking bits
 // live on the stack; longer ones, rare, take theirs from a pooled scratch.

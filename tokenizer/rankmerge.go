@@ -41,47 +41,64 @@ type mergeScratch struct {
 }
 
 // appendScanMerge appends the tokens of a piece of 2 to smallPiece bytes,
-// finding each merge by scanning all pairs.
+// finding each merge by scanning all pairs. A part is known by the offset
+// where it starts; the parts stay in place, linked, and merging one into
+// the part before it only marks it dead (noRank), so nothing is moved.
 func (t *bpeTables) appendScanMerge(dst []uint32, piece []byte) []uint32 {
-	var start [smallPiece + 1]uint8 // part i is piece[start[i]:start[i+1]]
-	var ids [smallPiece]uint32      // part i is token ids[i]
-	var ranks [smallPiece]uint32    // of parts i and i+1 merged
-	m := len(piece)                 // parts
-	for i := range m + 1 {
-		start[i] = uint8(i)
-	}
+	n := len(piece)
+	var (
+		next, prev [smallPiece]uint8  // by part: where the next part, and the one before, start
+		ids        [smallPiece]uint32 // by part: its token
+		ranks      [smallPiece]uint32 // by part: of it merged with the next; noRank if none, or dead
+	)
 	for i, b := range piece {
-		ids[i] = t.byTok[b]
+		next[i], prev[i], ids[i], ranks[i] = uint8(i+1), uint8(i-1), t.byTok[b], noRank
 	}
-	for i := range m - 1 {
+	for i := range n - 1 {
 		ranks[i] = t.prefixes[prefixKey(piece[i:])].tok
 	}
-	for m > 1 {
-		best, at := uint32(noRank), -1
-		for i, r := range ranks[:m-1] {
-			if r < best {
-				best, at = r, i
-			}
+	for {
+		// The lowest rank, the leftmost of equals, without branches.
+		low := uint64(noRank) << 8
+		for i, r := range ranks[:n-1] {
+			low = min(low, uint64(r)<<8|uint64(i))
 		}
-		if at < 0 {
+		best, at := uint32(low>>8), int(low&0xff)
+		if best == noRank {
 			break
 		}
-		// Parts at and at+1 become one.
-		ids[at] = best
-		copy(ids[at+1:], ids[at+2:m])
-		copy(start[at+1:], start[at+2:m+1])
-		if at+2 < m {
-			copy(ranks[at+1:], ranks[at+2:m-1])
-		}
-		m--
-		if at+1 < m {
-			ranks[at] = t.rank(piece[start[at]:start[at+2]])
+		// The part at takes in the next one, j; k follows.
+		j := int(next[at])
+		k := int(next[j])
+		ids[at], next[at], ranks[j], ranks[at] = best, uint8(k), noRank, noRank
+		if k < n {
+			prev[k] = uint8(at)
+			ranks[at] = t.mergeRank(piece, at, int(next[k]), best, ids[k])
 		}
 		if at > 0 {
-			ranks[at-1] = t.rank(piece[start[at-1]:start[at+1]])
+			p := int(prev[at])
+			ranks[p] = t.mergeRank(piece, p, k, ids[p], best)
 		}
 	}
-	return append(dst, ids[:m]...)
+	for i := 0; i < n; i = int(next[i]) {
+		dst = append(dst, ids[i])
+	}
+	return dst
+}
+
+// mergeRank returns the rank of the tokens a, b merged, which are
+// piece[i:k]: the token of their bytes, as tiktoken has it. Where
+// backtracking is possible, BPE merges two tokens only into a token whose
+// split they are (TestSplitsExact checks the premise), so the pair table
+// answers, mostly from its filter, without hashing bytes.
+func (t *bpeTables) mergeRank(piece []byte, i, k int, a, b uint32) uint32 {
+	if t.pairs != nil {
+		if m, ok := t.pairs.get(a, b); ok {
+			return m
+		}
+		return noRank
+	}
+	return t.rank(piece[i:k])
 }
 
 // appendHeapMerge appends the tokens of a piece (not empty), merged with a
