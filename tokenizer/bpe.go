@@ -50,10 +50,26 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 	for i := 0; i < len(text); {
 		e := t.split.next(text, i)
 		piece := text[i:e]
-		if id, ok := tb.tokens.lookupIn(text, i, e); ok {
-			dst = append(dst, id)
+		// A piece that is a token is that token. The pieces of one or two
+		// bytes, common in code and in random text, are found in the
+		// small tables of bytes and of pairs of bytes.
+		switch len(piece) {
+		case 1:
+			dst = append(dst, tb.byTok[piece[0]])
 			i = e
 			continue
+		case 2:
+			if id := tb.prefixes[prefixKey(piece)].tok; id != noRank {
+				dst = append(dst, id)
+				i = e
+				continue
+			}
+		default:
+			if id, ok := tb.tokens.lookupIn(text, i, e); ok {
+				dst = append(dst, id)
+				i = e
+				continue
+			}
 		}
 		i = e
 		switch {
