@@ -37,6 +37,20 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
+// put returns s to the pool, without the memory of very long pieces: the
+// bits of backtracking over more than 4 MiB (512 KiB), and the heap merge of
+// more than 64 KiB (3 MiB), which would otherwise stay until the pool is
+// cleared.
+func (s *scratch) put() {
+	if cap(s.done) > 1<<16 {
+		s.done = nil
+	}
+	if cap(s.merge.next) > 64<<10 {
+		s.merge = mergeScratch{}
+	}
+	scratchPool.Put(s)
+}
+
 func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 	if t.tables == nil {
 		return dst, ErrLlama3Unavailable
@@ -80,7 +94,6 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		default:
 			if s == nil {
 				s = scratchPool.Get().(*scratch)
-				defer scratchPool.Put(s)
 			}
 			if tb.splits == nil {
 				dst = tb.appendHeapMerge(dst, piece, &s.merge)
@@ -89,6 +102,9 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 				dst = tb.appendBPE(dst, piece, s.done)
 			}
 		}
+	}
+	if s != nil {
+		s.put()
 	}
 	return dst, nil
 }

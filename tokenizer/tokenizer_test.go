@@ -372,3 +372,26 @@ func TestDecodeNoWritePastCap(t *testing.T) {
 		}
 	}
 }
+
+// With a reused dst, encoding and decoding allocate nothing, long pieces
+// (which take their scratch from a pool) included.
+func TestAllocs(t *testing.T) {
+	texts := map[string][]byte{
+		"chat":    benchText(16 << 10),
+		"cjk":     chatJSON(cjkPhrases, 16<<10),
+		"run":     bytes.Repeat([]byte("ab"), 20_000),
+		"unicode": []byte(strings.Repeat("日本語のテキスト", 2000)),
+	}
+	for _, tok := range complete(t) {
+		for name, text := range texts {
+			ids := encode(t, tok, string(text))
+			dst := make([]byte, 0, len(text)+decodeWord)
+			if n := testing.AllocsPerRun(20, func() { ids, _ = tok.AppendEncode(ids[:0], text) }); n != 0 {
+				t.Errorf("%v: %s: AppendEncode allocates %v times", tok.Encoding(), name, n)
+			}
+			if n := testing.AllocsPerRun(20, func() { dst, _ = tok.AppendDecode(dst[:0], ids) }); n != 0 {
+				t.Errorf("%v: %s: AppendDecode allocates %v times", tok.Encoding(), name, n)
+			}
+		}
+	}
+}
