@@ -179,7 +179,7 @@ func BenchmarkEncode(b *testing.B) {
 		for _, enc := range encoders(b, tok) {
 			for _, text := range texts {
 				b.Run(fmt.Sprintf("impl=%s/enc=%v/text=%s", enc.impl, tok.Encoding(), text.name), func(b *testing.B) {
-					var ids []uint32
+					ids := make([]uint32, 0, text.size)
 					b.SetBytes(int64(text.size))
 					b.ReportAllocs()
 					for b.Loop() {

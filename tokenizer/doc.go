@@ -18,18 +18,24 @@
 // # Encoding
 //
 // Encoding is exact BPE as OpenAI's tiktoken does it (encode_ordinary),
-// written here:
+// written here, in time linear in the text whatever the text (n log n for
+// Llama 3's long pieces):
 //
 //   - The split pattern of each encoding (the regexp that cuts text into
 //     pieces before BPE) is implemented by hand, character class by
-//     character class, with a table lookup per ASCII byte (split.go).
-//     Llama 3 splits as cl100k_base does.
-//   - A piece that is a token is that token, found in a hash table.
-//   - Other pieces are merged by the backtracking algorithm of GitHub's
-//     Rust crate bpe (merge.go), which gives the same tokens as tiktoken's
-//     quadratic merge loop in time linear in the piece's length. It needs,
-//     for each token, the two tokens BPE merges into it; these are found
-//     when the ranks are loaded.
+//     character class, with a table lookup per ASCII byte and a fast path
+//     for ASCII words (split.go). Llama 3 splits as cl100k_base does.
+//   - A piece that is a token is that token: one of 256 bytes, one of the
+//     65,536 pairs of bytes, or found in a hash table.
+//   - Other pieces are merged. tiktoken finds each merge by scanning all
+//     pairs of the piece, in time quadratic in its length. For cl100k_base
+//     and o200k_base, pieces of up to 16 bytes are merged that way, with
+//     the ranks of merges taken from a table of token pairs (rankmerge.go),
+//     and longer ones by the backtracking algorithm of GitHub's Rust crate
+//     bpe (merge.go), linear in the piece's length. That needs, for each
+//     token, the two tokens BPE merges into it, of lower rank; Meta's Llama
+//     3 tokens are not all so, and Llama 3 merges its longer pieces with a
+//     heap instead (n log n).
 //
 // github.com/pkoukk/tiktoken-go, which matches tiktoken on the golden
 // texts of testdata/golden, is the tests' oracle: ours must give its ids
@@ -106,12 +112,28 @@
 //
 // # Performance and concurrency
 //
-// Encoding takes time linear in the length of the text, whatever the
-// text: tiktoken (and tiktoken-go) merge each piece in time quadratic in
-// its length, so that a megabyte of one letter takes them hours. With a
-// reused dst, AppendEncode allocates nothing. Decoding allocates nothing
-// when dst has room. An id of three bytes on the wire can stand for a
-// token of 128 bytes, so callers that bound the text measure it first with
-// DecodedLen, which allocates nothing. Tokenizers are safe for concurrent
-// use.
+// Measured on an AMD EPYC (Zen 3, 2 vCPUs shared with other work; go1.26.8)
+// against tiktoken-go in the same run (BenchmarkEncode, medians of 5), in
+// MiB/s of text, with the speed-up:
+//
+//	text                       cl100k_base        o200k_base
+//	dev corpus, line by line   56.9 (18.7x)       49.2 (20.0x)
+//	chat JSON                  79.3 (25.8x)       88.5 (34.9x)
+//	Go source                  56.5 (20.4x)       71.2 (31.4x)
+//	CJK chat JSON              35.1 (10.2x)       34.6 (9.7x)
+//
+// tiktoken-go takes hours on a megabyte of one letter; the worst texts here
+// take (BenchmarkEncodeWorstCase, 1 MiB, and 4 MiB for linearity): one
+// letter repeated 12 ms (42 ms for 4 MiB), random base64 42-49 ms
+// (161-186 ms), random Unicode characters 35-37 ms (127-147 ms). Llama 3
+// runs at 35 MiB/s on the corpus; its heap merge takes 250 ms for a
+// megabyte of one letter.
+//
+// With a reused dst, AppendEncode allocates nothing. The first Get of an
+// encoding takes 13-19 ms for cl100k_base and 30-40 ms for o200k_base, and
+// keeps about 16 and 31 MB. Decoding runs at about 1.2 GB/s (300 million
+// tokens/s), 10 times tiktoken-go, and allocates nothing when dst has
+// room. An id of three bytes on the wire can stand for a token of 128
+// bytes, so callers that bound the text measure it first with DecodedLen,
+// which allocates nothing. Tokenizers are safe for concurrent use.
 package tokenizer

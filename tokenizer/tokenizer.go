@@ -93,7 +93,7 @@ type Tokenizer interface {
 	// [*TextError] wrapping [ErrInvalidUTF8], and dst is returned
 	// unchanged; so is all text, with [ErrLlama3Unavailable], by a Llama 3
 	// tokenizer without Meta's ranks. Encoding takes time linear in the
-	// length of the text, whatever the text.
+	// length of the text (n log n for Llama 3), whatever the text.
 	AppendEncode(dst []uint32, text []byte) ([]uint32, error)
 
 	// AppendDecode appends the bytes of the tokens in ids to dst and returns
