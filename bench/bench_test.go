@@ -195,9 +195,8 @@ func BenchmarkRecords(b *testing.B) {
 		total += len(r)
 	}
 	for _, c := range recordCodecs(b) {
-		// A record a codec refuses (TokenNative: a run too long to
-		// tokenize) is kept raw, as m2m-batch does: its bytes count in the
-		// ratio, the attempt in the encode time.
+		// A record a codec refuses is kept raw, as m2m-batch does: its
+		// bytes count in the ratio, the attempt in the encode time.
 		packed := make([][]byte, len(recs))
 		raw := make([]bool, len(recs))
 		size, refused := 0, 0
@@ -361,9 +360,6 @@ func TestRecordCodecsRoundTrip(t *testing.T) {
 		for i, r := range recs {
 			p, err := c.encode(nil, r)
 			if err != nil {
-				if c.name == "tokennative" {
-					continue // a run too long to tokenize; counted by the benchmark
-				}
 				t.Fatalf("%s: record %d: %v", c.name, i, err)
 			}
 			back, err := c.decode(nil, p)

@@ -64,8 +64,7 @@ func (e *Encoder) tokenize(text []byte) error {
 }
 
 // AppendTokenNative appends the text form of the TokenNative message of
-// text. It fails with ErrInvalidInput for text that is not UTF-8, or that
-// holds a run the tokenizer refuses as too costly (tokenizer.MaxRun).
+// text. It fails with ErrInvalidInput for text that is not UTF-8.
 func (e *Encoder) AppendTokenNative(dst, text []byte) ([]byte, error) {
 	if err := e.tokenize(text); err != nil {
 		return dst, err

@@ -66,8 +66,8 @@ const (
 	Brotli
 	// TokenNative: the BPE token ids of every line of valid UTF-8, with the
 	// tokenizer of codec.WithTokenizer in Options.Codec (cl100k_base by
-	// default). A line with a run too long to tokenize
-	// (tokenizer.MaxRun) is stored raw.
+	// default). A line the tokenizer refuses (every line, for Llama 3
+	// without its ranks) is stored raw.
 	TokenNative
 )
 
@@ -210,7 +210,7 @@ type Stats struct {
 	NotUTF8   atomic.Int64 // not valid UTF-8
 	NotJSON   atomic.Int64 // not JSON the codec accepts
 	OverLimit atomic.Int64 // over a size or JSON limit (stored raw, in pieces if too long for one record)
-	// TokenNative: a run longer than tokenizer.MaxRun
+	// TokenNative: refused by the tokenizer (Llama 3 without its ranks)
 	NotTokenizable atomic.Int64
 	Passthrough    atomic.Int64 // in FormatLines: lines passed through as text
 	// Archives: records kept as their bytes, no JSON value taken out (not

@@ -3,18 +3,18 @@ package tokenizer
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-var benchSizes = []struct {
-	name string
-	n    int
-}{{"256B", 256}, {"4KiB", 4 << 10}, {"64KiB", 64 << 10}}
+	"github.com/m2m-go/m2m/internal/sample"
+)
 
 // Phrases for benchText: chat-API traffic is mostly English prose, some
 // code and markup, and some other languages.
@@ -33,29 +33,134 @@ var benchPhrases = []string{
 	"Error: connection refused (ECONNREFUSED) at 10.0.3.17:5432 after 3 retries",
 }
 
-// benchText returns n bytes (up to a character) of synthetic chat-API JSON
-// built from benchPhrases with a fixed seed.
-func benchText(n int) []byte {
+// Phrases for the CJK class: Chinese, Japanese and Korean prose.
+var cjkPhrases = []string{
+	"人工智能正在改变我们的工作方式，许多公司已经开始在客户服务中使用大型语言模型。",
+	"请把下面这段话翻译成英文，并保持原文的语气。",
+	"这个函数的时间复杂度是多少？能否用更高效的算法来实现？",
+	"東京の天気は明日晴れる予定ですが、夕方から雨が降るかもしれません。",
+	"この文章を三つの要点にまとめてください。できるだけ簡潔にお願いします。",
+	"データベースの接続がタイムアウトしました。設定を確認してください。",
+	"안녕하세요! 오늘 회의는 오후 세 시에 시작합니다.",
+	"이 코드를 더 읽기 쉽게 리팩터링해 주실 수 있나요?",
+	"北京、上海和广州是中国最大的三个城市。",
+	"「吾輩は猫である。名前はまだ無い。」は夏目漱石の小説の書き出しです。",
+}
+
+// chatJSON returns n bytes (up to a character) of synthetic chat-API JSON
+// built from phrases with a fixed seed.
+func chatJSON(phrases []string, n int) []byte {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	roles := []string{"system", "user", "assistant"}
 	var b bytes.Buffer
 	b.WriteString(`{"model":"gpt-4o","messages":[`)
 	for b.Len() < n {
-		fmt.Fprintf(&b, `{"role":%q,"content":%q},`, roles[r.IntN(3)], benchPhrases[r.IntN(len(benchPhrases))])
+		fmt.Fprintf(&b, `{"role":%q,"content":%q},`, roles[r.IntN(3)], phrases[r.IntN(len(phrases))])
 	}
-	text := b.Bytes()[:n]
+	return validPrefix(b.Bytes()[:n])
+}
+
+// benchText returns n bytes of synthetic chat-API JSON (see benchPhrases).
+func benchText(n int) []byte { return chatJSON(benchPhrases, n) }
+
+// validPrefix cuts text at its last character boundary.
+func validPrefix(text []byte) []byte {
 	for !utf8.Valid(text) {
 		text = text[:len(text)-1]
 	}
 	return text
 }
 
-func benchTokenizers(b *testing.B) []Tokenizer {
-	toks := []Tokenizer{get(b, Cl100kBase), get(b, O200kBase)}
-	if l := llama3(b, false); l != nil {
-		toks = append(toks, l)
+// A benchText is text to encode, as lines: each is encoded on its own, as
+// a record of a JSONL file is.
+type benchLines struct {
+	name  string
+	lines [][]byte
+	size  int
+}
+
+func oneLine(name string, text []byte) benchLines {
+	return benchLines{name, [][]byte{text}, len(text)}
+}
+
+// corpusLines returns the lines of the JSONL corpus named by M2M_CORPUS (at
+// most its first 4 MiB; the dev corpus is /work/shared/corpus/dev.jsonl),
+// else those of the sample embedded in the module.
+func corpusLines(t testing.TB) benchLines {
+	t.Helper()
+	text, name := sample.JSONL(), "sample"
+	if path := os.Getenv("M2M_CORPUS"); path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var b bytes.Buffer
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() && b.Len() < 4<<20 {
+			b.Write(sc.Bytes())
+			b.WriteByte('\n')
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+		text, name = b.Bytes(), "corpus"
 	}
-	return toks
+	l := benchLines{name: name}
+	for line := range bytes.Lines(text) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		l.lines = append(l.lines, line)
+		l.size += len(line)
+	}
+	return l
+}
+
+// codeText returns about n bytes of Go source, from the standard library
+// of the toolchain (it skips the benchmark without it).
+func codeText(t testing.TB, n int) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		t.Skip("no Go source to read:", err)
+	}
+	return validPrefix(src[:min(n, len(src))])
+}
+
+// benchTexts returns the text classes of BenchmarkEncode.
+func benchTexts(b *testing.B) []benchLines {
+	return []benchLines{
+		corpusLines(b),
+		oneLine("chat", benchText(64<<10)),
+		oneLine("cjk", chatJSON(cjkPhrases, 64<<10)),
+		oneLine("code", codeText(b, 64<<10)),
+	}
+}
+
+// An encoder is one implementation under benchmark.
+type encoder struct {
+	impl   string
+	encode func(dst []uint32, text []byte) []uint32
+}
+
+// encoders returns ours and tiktoken-go's (the oracle) for tok.
+func encoders(b *testing.B, tok Tokenizer) []encoder {
+	o := oracle(b, tok)
+	return []encoder{
+		{"ours", func(dst []uint32, text []byte) []uint32 {
+			dst, err := tok.AppendEncode(dst, text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return dst
+		}},
+		{"tiktoken-go", func(dst []uint32, text []byte) []uint32 {
+			for _, id := range o.EncodeOrdinary(string(text)) {
+				dst = append(dst, uint32(id))
+			}
+			return dst
+		}},
+	}
 }
 
 // reportTokens reports tokens/s; call it after the loop, which resets the
@@ -64,105 +169,74 @@ func reportTokens(b *testing.B, tokensPerOp int) {
 	b.ReportMetric(float64(tokensPerOp)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
 
+// BenchmarkEncode compares our encoder with tiktoken-go's on each text
+// class, with a reused dst: the corpus (M2M_CORPUS, else the embedded
+// sample) line by line, synthetic chat JSON in English and in CJK, and Go
+// source.
 func BenchmarkEncode(b *testing.B) {
-	for _, tok := range benchTokenizers(b) {
-		for _, size := range benchSizes {
-			b.Run(fmt.Sprintf("enc=%v/size=%s", tok.Encoding(), size.name), func(b *testing.B) {
-				text := benchText(size.n)
-				ids, err := tok.AppendEncode(nil, text)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(int64(len(text)))
-				b.ReportAllocs()
-				for b.Loop() {
-					ids, _ = tok.AppendEncode(ids[:0], text)
-				}
-				reportTokens(b, len(ids))
-			})
-		}
-	}
-}
-
-func BenchmarkDecode(b *testing.B) {
-	for _, tok := range benchTokenizers(b) {
-		for _, size := range benchSizes {
-			b.Run(fmt.Sprintf("enc=%v/size=%s", tok.Encoding(), size.name), func(b *testing.B) {
-				text := benchText(size.n)
-				ids, err := tok.AppendEncode(nil, text)
-				if err != nil {
-					b.Fatal(err)
-				}
-				dst := make([]byte, 0, len(text))
-				b.SetBytes(int64(len(text)))
-				b.ReportAllocs()
-				for b.Loop() {
-					dst, _ = tok.AppendDecode(dst[:0], ids)
-				}
-				reportTokens(b, len(ids))
-			})
-		}
-	}
-}
-
-// BenchmarkEncodeCorpus encodes every line of the JSONL corpus named by
-// M2M_CORPUS (at most its first 4 MiB), such as the dev corpus of
-// /work/shared/corpus/dev.jsonl.
-func BenchmarkEncodeCorpus(b *testing.B) {
-	path := os.Getenv("M2M_CORPUS")
-	if path == "" {
-		b.Skip("set M2M_CORPUS to a JSONL file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var lines [][]byte
-	total := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() && total < 4<<20 {
-		lines = append(lines, bytes.Clone(sc.Bytes()))
-		total += len(sc.Bytes())
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	for _, tok := range benchTokenizers(b) {
-		b.Run("enc="+tok.Encoding().String(), func(b *testing.B) {
-			var ids []uint32
-			refused := 0
-			b.SetBytes(int64(total))
-			for b.Loop() {
-				ids, refused = ids[:0], 0
-				for _, line := range lines {
-					var err error
-					if ids, err = tok.AppendEncode(ids, line); err != nil {
-						refused++
+	texts := benchTexts(b)
+	for _, tok := range complete(b) {
+		for _, enc := range encoders(b, tok) {
+			for _, text := range texts {
+				b.Run(fmt.Sprintf("impl=%s/enc=%v/text=%s", enc.impl, tok.Encoding(), text.name), func(b *testing.B) {
+					ids := make([]uint32, 0, text.size)
+					b.SetBytes(int64(text.size))
+					b.ReportAllocs()
+					for b.Loop() {
+						ids = ids[:0]
+						for _, line := range text.lines {
+							ids = enc.encode(ids, line)
+						}
 					}
-				}
+					reportTokens(b, len(ids))
+				})
 			}
-			reportTokens(b, len(ids))
-			b.ReportMetric(float64(refused), "refused/op")
-		})
+		}
 	}
 }
 
-// BenchmarkEncodeWorstCase encodes 64 KiB of runs of one character, each
-// run ending at a digit: the cost per byte grows with the run length, up to
-// MaxRun.
+// worstTexts returns n bytes of each of the texts that are hardest on
+// tiktoken: one character repeated (one piece), base64 of random bytes
+// (short pieces, few of them tokens) and random Unicode characters (long
+// pieces of letters, bytes that rarely merge).
+func worstTexts(n int) map[string][]byte {
+	r := rand.New(rand.NewPCG(5, uint64(n)))
+	raw := make([]byte, n/4*3)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	var u strings.Builder
+	for u.Len() < n {
+		if c := rune(r.IntN(utf8.MaxRune + 1)); utf8.ValidRune(c) {
+			u.WriteRune(c)
+		}
+	}
+	return map[string][]byte{
+		"repeat":  bytes.Repeat([]byte("a"), n),
+		"base64":  []byte(base64.StdEncoding.EncodeToString(raw)),
+		"unicode": validPrefix([]byte(u.String())[:n]),
+	}
+}
+
+// BenchmarkEncodeWorstCase measures how our encoding time grows with the
+// length of the worst texts (worstTexts), from 64 KiB to 4 MiB: linearly.
+// tiktoken-go takes hours on a megabyte of one letter, so it is not run.
 func BenchmarkEncodeWorstCase(b *testing.B) {
-	for _, tok := range benchTokenizers(b) {
-		for _, kind := range []struct{ name, unit string }{{"letters", "a"}, {"spaces", " "}, {"punct", "="}} {
-			for _, run := range []int{64, 256, MaxRun} {
-				b.Run(fmt.Sprintf("enc=%v/kind=%s/run=%d", tok.Encoding(), kind.name, run), func(b *testing.B) {
-					text := []byte(strings.Repeat(strings.Repeat(kind.unit, run)+"1", (64<<10)/(run+1)))
+	for _, tok := range complete(b) {
+		for _, size := range []struct {
+			name string
+			n    int
+		}{{"64KiB", 64 << 10}, {"256KiB", 256 << 10}, {"1MiB", 1 << 20}, {"4MiB", 4 << 20}} {
+			texts := worstTexts(size.n)
+			for _, kind := range []string{"repeat", "base64", "unicode"} {
+				b.Run(fmt.Sprintf("impl=ours/enc=%v/text=%s/size=%s", tok.Encoding(), kind, size.name), func(b *testing.B) {
+					text := texts[kind]
 					ids, err := tok.AppendEncode(nil, text)
 					if err != nil {
 						b.Fatal(err)
 					}
 					b.SetBytes(int64(len(text)))
+					b.ReportAllocs()
 					for b.Loop() {
 						ids, _ = tok.AppendEncode(ids[:0], text)
 					}
@@ -173,27 +247,46 @@ func BenchmarkEncodeWorstCase(b *testing.B) {
 	}
 }
 
+// BenchmarkDecode compares our decoder, into a reused dst, with
+// tiktoken-go's.
+func BenchmarkDecode(b *testing.B) {
+	text := benchText(64 << 10)
+	for _, tok := range complete(b) {
+		ids, err := tok.AppendEncode(nil, text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o := oracle(b, tok)
+		ints := make([]int, len(ids))
+		for i, id := range ids {
+			ints[i] = int(id)
+		}
+		for _, impl := range []string{"ours", "tiktoken-go"} {
+			b.Run(fmt.Sprintf("impl=%s/enc=%v/text=chat", impl, tok.Encoding()), func(b *testing.B) {
+				dst := make([]byte, 0, len(text)+decodeWord)
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if impl == "ours" {
+						dst, _ = tok.AppendDecode(dst[:0], ids)
+					} else {
+						dst = append(dst[:0], o.Decode(ints)...)
+					}
+				}
+				reportTokens(b, len(ids))
+			})
+		}
+	}
+}
+
 // BenchmarkLoad measures the first use of an embedded encoding:
-// decompressing, checking and parsing its ranks and building the encoder.
+// decompressing, checking and parsing its ranks and building the tables.
 func BenchmarkLoad(b *testing.B) {
 	for _, s := range []*spec{cl100kSpec, o200kSpec} {
 		b.Run("enc="+s.enc.String(), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				freshEmbedded(b, s)
-			}
-		})
-	}
-}
-
-// BenchmarkLongestRun measures the scan that guards AppendEncode.
-func BenchmarkLongestRun(b *testing.B) {
-	text := benchText(64 << 10)
-	for _, s := range []*spec{cl100kSpec, o200kSpec} {
-		b.Run("enc="+s.enc.String(), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				s.runs.longestRun(text)
 			}
 		})
 	}

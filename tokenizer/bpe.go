@@ -3,49 +3,149 @@ package tokenizer
 import (
 	"math"
 	"slices"
-
-	"github.com/pkoukk/tiktoken-go"
+	"sync"
+	"unicode/utf8"
 )
 
-// bpe is the Tokenizer of every encoding: tiktoken-go's byte-pair encoder
-// for encoding, guarded by a UTF-8 and run-length check, and a flat id table
-// for decoding.
+// bpe is the Tokenizer of every encoding: the split pattern by hand
+// (splitter), a table lookup for pieces that are tokens, exact BPE for
+// the others (bpeTables.appendBPE), and a flat id table for decoding.
 type bpe struct {
 	enc     Encoding
-	runs    runRules
-	core    *tiktoken.Tiktoken // nil if the ranks are missing: decode only
+	split   splitter
+	tables  *bpeTables // nil if the ranks are missing: decode only
 	vocab   *vocab
 	missing error // for an id below NVocab without a token: ErrUnknownID, or ErrLlama3Unavailable
 }
 
 func (t *bpe) Encoding() Encoding { return t.enc }
 
+// scanPiece is the length of the longest piece that is merged by
+// scanning (appendScanMerge) even where backtracking is possible: on
+// short pieces scanning touches less memory.
+const scanPiece = 16
+
+// stackPiece is the length of the longest piece whose backtracking bits
+// live on the stack; longer ones, rare, take theirs from a pooled scratch.
+const stackPiece = 4096
+
+// A scratch holds the memory of merging long pieces between calls.
+type scratch struct {
+	done  []uint64 // appendBPE's bits
+	merge mergeScratch
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// put returns s to the pool, without the memory of very long pieces: the
+// bits of backtracking over more than 4 MiB (512 KiB), and the heap merge of
+// more than 64 KiB (3 MiB), which would otherwise stay until the pool is
+// cleared.
+func (s *scratch) put() {
+	if cap(s.done) > 1<<16 {
+		s.done = nil
+	}
+	if cap(s.merge.next) > 64<<10 {
+		s.merge = mergeScratch{}
+	}
+	scratchPool.Put(s)
+}
+
 func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
-	if t.core == nil {
+	if t.tables == nil {
 		return dst, ErrLlama3Unavailable
 	}
-	run, at, err := t.runs.longestRun(text)
-	if err != nil {
-		return dst, err
+	if !utf8.Valid(text) {
+		return dst, &TextError{Offset: invalidAt(text), Err: ErrInvalidUTF8}
 	}
-	if run > MaxRun {
-		return dst, &TextError{Offset: at, Err: ErrPieceTooLong}
+	var stack [stackPiece/64 + 1]uint64
+	var s *scratch // from scratchPool, for long pieces
+	tb := t.tables
+	for i := 0; i < len(text); {
+		e := t.split.next(text, i)
+		piece := text[i:e]
+		// A piece that is a token is that token. The pieces of one or two
+		// bytes, common in code and in random text, are found in the
+		// small tables of bytes and of pairs of bytes.
+		switch len(piece) {
+		case 1:
+			dst = append(dst, tb.byTok[piece[0]])
+			i = e
+			continue
+		case 2:
+			if id := tb.prefixes[prefixKey(piece)].tok; id != noRank {
+				dst = append(dst, id)
+				i = e
+				continue
+			}
+		default:
+			if id, ok := tb.tokens.lookupIn(text, i, e); ok {
+				dst = append(dst, id)
+				i = e
+				continue
+			}
+		}
+		i = e
+		switch {
+		case len(piece) <= scanPiece || tb.splits == nil && len(piece) <= smallPiece:
+			dst = tb.appendScanMerge(dst, piece)
+		case tb.splits != nil && len(piece) <= stackPiece:
+			dst = tb.appendBPE(dst, piece, stack[:])
+		default:
+			if s == nil {
+				s = scratchPool.Get().(*scratch)
+			}
+			if tb.splits == nil {
+				dst = tb.appendHeapMerge(dst, piece, &s.merge)
+			} else {
+				s.done = grow(s.done, len(piece)/64+1)
+				dst = tb.appendBPE(dst, piece, s.done)
+			}
+		}
 	}
-	ids := t.core.EncodeOrdinary(string(text))
-	dst = slices.Grow(dst, len(ids))
-	for _, id := range ids {
-		dst = append(dst, uint32(id))
+	if s != nil {
+		s.put()
 	}
 	return dst, nil
 }
 
+// invalidAt returns the offset of the first byte of text that is not
+// valid UTF-8.
+func invalidAt(text []byte) int {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(text)
+}
+
+// decodeWord is how many bytes AppendDecode copies at once.
+const decodeWord = 16
+
+// AppendDecode copies a token of up to decodeWord bytes as one word of
+// decodeWord bytes, which the padding after the tokens allows, into dst's
+// spare capacity, and then keeps only the token's bytes: that saves a call
+// to memmove per token, most of the time of decoding.
 func (t *bpe) AppendDecode(dst []byte, ids []uint32) ([]byte, error) {
+	offs, data := t.vocab.offs, t.vocab.data
 	for i, id := range ids {
-		tok := t.vocab.token(id)
-		if tok == nil {
+		if int64(id) >= int64(len(offs))-1 || offs[id] == offs[id+1] {
 			return dst, t.idError(i, id)
 		}
-		dst = append(dst, tok...)
+		lo, hi := offs[id], offs[id+1]
+		if n := len(dst); hi-lo <= decodeWord && cap(dst)-n >= decodeWord {
+			*(*[decodeWord]byte)(dst[n : n+decodeWord]) = *(*[decodeWord]byte)(data[lo:])
+			dst = dst[:n+int(hi-lo)]
+			continue
+		}
+		if cap(dst)-len(dst) < int(hi-lo) {
+			// Room for the rest at four bytes a token, the usual.
+			dst = slices.Grow(dst, int(hi-lo)+4*(len(ids)-i)+decodeWord)
+		}
+		dst = append(dst, data[lo:hi]...)
 	}
 	return dst, nil
 }

@@ -49,11 +49,11 @@ func LoadLlama3(path string) (Tokenizer, error) {
 }
 
 func newLlama3(file []byte) (*bpe, error) {
-	r, err := parseRanks(llama3Spec, file)
+	v, err := parseRanks(llama3Spec, file)
 	if err != nil {
 		return nil, err
 	}
-	return newBPE(llama3Spec, r)
+	return newBPE(llama3Spec, v, nil)
 }
 
 // EmbeddedLlama3 reports whether this program was built with the llama3
@@ -93,10 +93,10 @@ func llama3DecodeOnly() (*bpe, error) {
 	if err != nil {
 		return nil, err
 	}
-	shared := r.vocab.offs[sharedIDs]
+	cl := r.vocab
 	v := &vocab{
-		offs: slices.Grow(slices.Clone(r.vocab.offs[:sharedIDs+1]), Llama3.NVocab()-sharedIDs),
-		data: slices.Clone(r.vocab.data[:shared]),
+		offs: slices.Grow(slices.Clone(cl.offs[:sharedIDs+1]), Llama3.NVocab()-sharedIDs),
+		data: slices.Clone(cl.data[:cl.offs[sharedIDs]]),
 	}
 	addSpecials(v, llama3Spec.specials, Llama3.NVocab())
 	return &bpe{enc: Llama3, vocab: v, missing: ErrLlama3Unavailable}, nil

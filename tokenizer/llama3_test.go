@@ -16,7 +16,7 @@ import (
 func llama3(t testing.TB, required bool) Tokenizer {
 	t.Helper()
 	tok := get(t, Llama3)
-	if tok.(*bpe).core == nil {
+	if tok.(*bpe).tables == nil {
 		if required {
 			t.Skipf("no Llama 3 ranks: set %s to the file that tokenizer/testdata/llama3.sh prints", Llama3Env)
 		}
@@ -122,12 +122,12 @@ const llama3Token100257 = "\xd8\xa7\xd9"
 // Llama 3's ranks begin with the whole of cl100k_base's, id for id.
 func TestLlama3SharesCl100k(t *testing.T) {
 	l := llama3(t, true).(*bpe)
-	r, err := cl100kRanks()
+	cl, err := cl100kRanks()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id := range uint32(sharedIDs) {
-		if a, b := l.vocab.token(id), r.vocab.token(id); string(a) != string(b) {
+		if a, b := l.vocab.token(id), cl.vocab.token(id); string(a) != string(b) {
 			t.Fatalf("id %d: Llama 3 %q, cl100k_base %q", id, a, b)
 		}
 	}
@@ -156,7 +156,7 @@ func TestLoadLlama3Errors(t *testing.T) {
 		t.Errorf("%s=%s: %v", Llama3Env, wrong, err)
 	}
 	t.Setenv(Llama3Env, "")
-	if tok, err := defaultLlama3(); err != nil || (tok.core == nil) != (llama3Model == nil) {
+	if tok, err := defaultLlama3(); err != nil || (tok.tables == nil) != (llama3Model == nil) {
 		t.Errorf("default without %s: %v, %v", Llama3Env, tok, err)
 	}
 }

@@ -4,10 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"slices"
 	"testing"
-
-	"github.com/pkoukk/tiktoken-go"
 )
 
 // failingTransport fails the test on any HTTP request.
@@ -18,9 +15,9 @@ func (f failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return nil, errors.New("network access in a test")
 }
 
-// Loading and using every encoding, by our API and by tiktoken-go's own,
-// touches no network and writes no cache: tiktoken-go's default loader,
-// which downloads over HTTP into $TIKTOKEN_CACHE_DIR, is never used.
+// Loading and using every encoding touches no network and writes no cache
+// (tiktoken-go, the tests' oracle, would download its ranks over HTTP into
+// $TIKTOKEN_CACHE_DIR if asked for an encoding by name).
 func TestNoNetwork(t *testing.T) {
 	saved := http.DefaultTransport
 	http.DefaultTransport = failingTransport{t}
@@ -61,23 +58,6 @@ func TestNoNetwork(t *testing.T) {
 		t.Errorf("decode-only Llama 3: %q", s)
 	}
 
-	for name, want := range map[string][]int{"cl100k_base": {9906, 11, 1917, 0}, "o200k_base": {13225, 11, 2375, 0}} {
-		tk, err := tiktoken.GetEncoding(name)
-		if err != nil {
-			t.Fatalf("tiktoken.GetEncoding(%q): %v", name, err)
-		}
-		if ids := tk.EncodeOrdinary("Hello, world!"); !slices.Equal(ids, want) {
-			t.Errorf("tiktoken.GetEncoding(%q): %v, want %v", name, ids, want)
-		}
-	}
-	for _, name := range []string{"p50k_base", "p50k_edit", "r50k_base"} {
-		if _, err := tiktoken.GetEncoding(name); err == nil {
-			t.Errorf("tiktoken.GetEncoding(%q) did not fail", name)
-		}
-	}
-	if _, err := tiktoken.EncodingForModel("text-davinci-003"); err == nil {
-		t.Error("tiktoken.EncodingForModel(text-davinci-003) did not fail")
-	}
 	if entries, err := os.ReadDir(cache); err != nil || len(entries) > 0 {
 		t.Errorf("tiktoken cache: %v, %v", entries, err)
 	}

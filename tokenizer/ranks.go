@@ -5,43 +5,32 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"maps"
-	"path"
 	"strconv"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/pkoukk/tiktoken-go"
 )
 
 // The ranks of cl100k_base and o200k_base, as published by OpenAI with
-// tiktoken (MIT licence) and copied from the Go module
-// github.com/pkoukk/tiktoken-go-loader v0.0.2 (assets/), compressed with
-// "zstd -19 --no-check" (zstd 1.5.4). The SHA-256 of the decompressed files is
-// checked on load; see spec.sha256.
+// tiktoken (MIT licence), with the split of each token (see merge.go), in
+// the binary form of decodeRanks, zstd-compressed. TestEmbeddedRanks checks
+// that they are the published files, whose SHA-256 is spec.sha256, and
+// that the splits are those computeSplits finds; with -update it writes
+// them anew.
 var (
-	//go:embed ranks/cl100k_base.tiktoken.zst
+	//go:embed ranks/cl100k_base.bpe.zst
 	cl100kZst []byte
-	//go:embed ranks/o200k_base.tiktoken.zst
+	//go:embed ranks/o200k_base.bpe.zst
 	o200kZst []byte
-)
-
-// The split patterns (pre-tokenizer regexps) of tiktoken. Llama 3 uses the
-// cl100k_base pattern unchanged.
-const (
-	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	o200kPattern  = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
 // A spec is everything about an encoding except its ranks.
 type spec struct {
 	enc      Encoding
-	pattern  string
-	runs     runRules
+	o200k    bool              // split with the o200k_base pattern, else cl100k_base's
 	sha256   string            // of the ranks file
 	nRanks   int               // ids 0 to nRanks-1 are the ranks
 	specials map[uint32]string // special ids and their text
@@ -49,10 +38,9 @@ type spec struct {
 
 var (
 	cl100kSpec = &spec{
-		enc:     Cl100kBase,
-		pattern: cl100kPattern,
-		sha256:  "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-		nRanks:  100_256,
+		enc:    Cl100kBase,
+		sha256: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+		nRanks: 100_256,
 		specials: map[uint32]string{
 			100257: "<|endoftext|>",
 			100258: "<|fim_prefix|>",
@@ -62,11 +50,10 @@ var (
 		},
 	}
 	o200kSpec = &spec{
-		enc:     O200kBase,
-		pattern: o200kPattern,
-		runs:    runRules{marksAreLetters: true, slashTail: true},
-		sha256:  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-		nRanks:  199_998,
+		enc:    O200kBase,
+		o200k:  true,
+		sha256: "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+		nRanks: 199_998,
 		specials: map[uint32]string{
 			199999: "<|endoftext|>",
 			200018: "<|endofprompt|>",
@@ -74,7 +61,6 @@ var (
 	}
 	llama3Spec = &spec{
 		enc:      Llama3,
-		pattern:  cl100kPattern,
 		sha256:   "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
 		nRanks:   128_000,
 		specials: llama3Specials(),
@@ -108,7 +94,7 @@ func llama3Specials() map[uint32]string {
 // A vocab maps every id of an encoding to its bytes.
 type vocab struct {
 	offs []uint32 // id i is data[offs[i]:offs[i+1]]; no token is empty, so an empty one is unused
-	data []byte
+	data []byte   // the tokens, then decodeWord-1 bytes of padding
 }
 
 // token returns the bytes of id, or nil if id is unused or out of range.
@@ -122,27 +108,18 @@ func (v *vocab) token(id uint32) []byte {
 	return nil
 }
 
-// ranks holds a parsed ranks file.
-type ranks struct {
-	ranks map[string]int // for tiktoken-go: token bytes to id
-	vocab *vocab         // ids to bytes, special ids included
-}
-
 // parseRanks checks file against s.sha256 and parses it: one line
 // "base64(token bytes) SP rank" per token, ranks 0 to s.nRanks-1 in order.
-func parseRanks(s *spec, file []byte) (*ranks, error) {
+// The vocabulary it returns has the special ids too.
+func parseRanks(s *spec, file []byte) (*vocab, error) {
 	if sum := sha256.Sum256(file); hex.EncodeToString(sum[:]) != s.sha256 {
 		return nil, fmt.Errorf("%w: %v ranks must hash to %s, got %x", ErrRanksMismatch, s.enc, s.sha256, sum)
 	}
-	r := &ranks{
-		ranks: make(map[string]int, s.nRanks),
-		vocab: &vocab{offs: make([]uint32, 1, s.enc.NVocab()+1)},
-	}
-	v := r.vocab
+	v := &vocab{offs: make([]uint32, 1, s.enc.NVocab()+1), data: make([]byte, 0, len(file)/2)}
 	var want []byte
 	for line := range bytes.Lines(file) {
 		b64, rank, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(" "))
-		id := len(r.ranks)
+		id := len(v.offs) - 1
 		if want = strconv.AppendInt(want[:0], int64(id), 10); !ok || !bytes.Equal(rank, want) {
 			return nil, fmt.Errorf("tokenizer: %v ranks: line %d is not %q", s.enc, id+1, "base64 "+strconv.Itoa(id))
 		}
@@ -151,14 +128,22 @@ func parseRanks(s *spec, file []byte) (*ranks, error) {
 		if v.data, err = base64.StdEncoding.AppendDecode(v.data, b64); err != nil || len(v.data) == n {
 			return nil, fmt.Errorf("tokenizer: %v ranks: line %d: bad token", s.enc, id+1)
 		}
-		r.ranks[string(v.data[n:])] = id
 		v.offs = append(v.offs, uint32(len(v.data)))
 	}
-	if len(r.ranks) != s.nRanks {
-		return nil, fmt.Errorf("tokenizer: %v ranks: %d tokens, want %d", s.enc, len(r.ranks), s.nRanks)
+	if n := len(v.offs) - 1; n != s.nRanks {
+		return nil, fmt.Errorf("tokenizer: %v ranks: %d tokens, want %d", s.enc, n, s.nRanks)
 	}
 	addSpecials(v, s.specials, s.enc.NVocab())
-	return r, nil
+	return v, nil
+}
+
+// specialsLen returns the length of the specials' text.
+func specialsLen(specials map[uint32]string) int {
+	n := 0
+	for _, s := range specials {
+		n += len(s)
+	}
+	return n
 }
 
 // addSpecials extends v to n ids: the ids in specials get their text, all
@@ -168,41 +153,86 @@ func addSpecials(v *vocab, specials map[uint32]string, n int) {
 		v.data = append(v.data, specials[uint32(id)]...)
 		v.offs = append(v.offs, uint32(len(v.data)))
 	}
+	// AppendDecode copies short tokens 16 bytes at a time.
+	v.data = append(v.data, make([]byte, decodeWord-1)...)
 }
 
-// newBPE returns a tokenizer for s over r, built directly with tiktoken-go's
-// constructors: tiktoken-go's global loader is never involved. tiktoken-go
-// is given no special tokens, because ordinary encoding never produces
-// them and decoding is ours.
-func newBPE(s *spec, r *ranks) (*bpe, error) {
-	core, err := tiktoken.NewCoreBPE(r.ranks, nil, s.pattern)
+// newBPE returns the tokenizer of s over v; it backtracks if splits (see
+// newTables) is not nil, else it merges as tiktoken does (rankmerge.go).
+func newBPE(s *spec, v *vocab, splits splitTable) (*bpe, error) {
+	t, err := newTables(v, s.nRanks, splits)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer: %v: %w", s.enc, err)
+		return nil, fmt.Errorf("%w (%v)", err, s.enc)
 	}
-	enc := &tiktoken.Encoding{Name: s.enc.String(), PatStr: s.pattern, MergeableRanks: r.ranks}
 	return &bpe{
 		enc:     s.enc,
-		runs:    s.runs,
-		core:    tiktoken.NewTiktoken(core, enc, nil),
-		vocab:   r.vocab,
+		split:   splitter{o200k: s.o200k, classes: classes()},
+		tables:  t,
+		vocab:   v,
 		missing: ErrUnknownID,
 	}, nil
 }
 
+// The binary form of the embedded ranks, before compression, with n ranks:
+//
+//	n         4 bytes, little-endian
+//	lengths   n bytes: the length of each token, in rank order
+//	splits    n × 6 bytes: the splitTable
+//	tokens    the bytes of the tokens, in rank order
+//
+// Reading it takes a few milliseconds, against tens for the published
+// base64 text and the search for the splits.
+
+// decodeRanks reads the binary form of s's ranks. The vocabulary it
+// returns has the special ids too; it and the splits share b's memory.
+func decodeRanks(s *spec, b []byte) (*vocab, splitTable, error) {
+	bad := fmt.Errorf("tokenizer: embedded %v ranks are corrupt", s.enc)
+	if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) != s.nRanks || len(b) < 4+7*s.nRanks {
+		return nil, nil, bad
+	}
+	n := s.nRanks
+	lengths, splits, data := b[4:4+n], splitTable(b[4+n:4+7*n]), b[4+7*n:]
+	v := &vocab{offs: make([]uint32, n+1, s.enc.NVocab()+1)}
+	for id, l := range lengths {
+		v.offs[id+1] = v.offs[id] + uint32(l)
+	}
+	if int(v.offs[n]) != len(data) {
+		return nil, nil, bad
+	}
+	v.data = data
+	addSpecials(v, s.specials, s.enc.NVocab())
+	return v, splits, nil
+}
+
+// embeddedRanks are ranks built into the package.
+type embeddedRanks struct {
+	vocab  *vocab
+	splits splitTable
+}
+
 // embedded returns a loader of the ranks built into the package, which
-// decompresses and parses them once, on first use.
-func embedded(s *spec, zst []byte) func() (*ranks, error) {
-	return sync.OnceValues(func() (*ranks, error) {
+// decompresses and reads them once, on first use.
+func embedded(s *spec, zst []byte) func() (*embeddedRanks, error) {
+	return sync.OnceValues(func() (*embeddedRanks, error) {
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, err
 		}
 		defer d.Close()
-		file, err := d.DecodeAll(zst, nil)
+		// Room for the specials, which addSpecials appends to the tokens.
+		var h zstd.Header
+		if err := h.Decode(zst); err != nil || !h.HasFCS || h.FrameContentSize > 16<<20 {
+			return nil, fmt.Errorf("tokenizer: embedded %v ranks are corrupt", s.enc)
+		}
+		b, err := d.DecodeAll(zst, make([]byte, 0, int(h.FrameContentSize)+specialsLen(s.specials)))
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer: embedded %v ranks: %w", s.enc, err)
 		}
-		return parseRanks(s, file)
+		v, splits, err := decodeRanks(s, b)
+		if err != nil {
+			return nil, err
+		}
+		return &embeddedRanks{v, splits}, nil
 	})
 }
 
@@ -218,37 +248,10 @@ var defaults = [...]func() (*bpe, error){
 	Llama3:     sync.OnceValues(defaultLlama3),
 }
 
-func fromEmbedded(s *spec, load func() (*ranks, error)) (*bpe, error) {
+func fromEmbedded(s *spec, load func() (*embeddedRanks, error)) (*bpe, error) {
 	r, err := load()
 	if err != nil {
 		return nil, err
 	}
-	return newBPE(s, r)
+	return newBPE(s, r.vocab, r.splits)
 }
-
-// offlineLoader replaces tiktoken-go's default loader, which downloads
-// ranks over HTTP and caches them in a temporary directory. It serves
-// tiktoken.GetEncoding from the embedded ranks and refuses every encoding
-// not embedded here, so that code elsewhere in a program that imports this
-// package cannot make tiktoken-go touch the network either (unless it
-// installs a loader of its own).
-type offlineLoader struct{}
-
-func (offlineLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
-	var load func() (*ranks, error)
-	switch path.Base(file) {
-	case "cl100k_base.tiktoken":
-		load = cl100kRanks
-	case "o200k_base.tiktoken":
-		load = o200kRanks
-	default:
-		return nil, fmt.Errorf("tokenizer: no embedded ranks for %s, and downloading them is disabled", file)
-	}
-	r, err := load()
-	if err != nil {
-		return nil, err
-	}
-	return maps.Clone(r.ranks), nil
-}
-
-func init() { tiktoken.SetBpeLoader(offlineLoader{}) }

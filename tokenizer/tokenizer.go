@@ -89,11 +89,11 @@ type Tokenizer interface {
 	// AppendEncode appends the token ids of text to dst and returns the
 	// extended slice. Text is always ordinary text: a special-token string
 	// such as "<|endoftext|>" in it is encoded like any other characters,
-	// never as a special id. Text that is not valid UTF-8, or that holds a
-	// run longer than [MaxRun] bytes, is refused with a [*TextError]
-	// wrapping [ErrInvalidUTF8] or [ErrPieceTooLong], and dst is returned
+	// never as a special id. Text that is not valid UTF-8 is refused with a
+	// [*TextError] wrapping [ErrInvalidUTF8], and dst is returned
 	// unchanged; so is all text, with [ErrLlama3Unavailable], by a Llama 3
-	// tokenizer without Meta's ranks.
+	// tokenizer without Meta's ranks. Encoding takes time linear in the
+	// length of the text (n log n for Llama 3), whatever the text.
 	AppendEncode(dst []uint32, text []byte) ([]uint32, error)
 
 	// AppendDecode appends the bytes of the tokens in ids to dst and returns
@@ -123,12 +123,6 @@ var (
 	// with U+FFFD, so encoding such text could not be undone.
 	ErrInvalidUTF8 = errors.New("tokenizer: text is not valid UTF-8")
 
-	// ErrPieceTooLong means the text holds a run of more than [MaxRun]
-	// bytes that could become one BPE piece, whose merge would cost time
-	// quadratic in its length. The text is not tokenized; callers should
-	// choose another format for it.
-	ErrPieceTooLong = errors.New("tokenizer: piece too long to encode in bounded time")
-
 	// ErrUnknownID means a token id is not in the vocabulary: it is at
 	// least the encoding's NVocab, or one of the unused ids below it
 	// (cl100k_base: 100256 and 100261–100275; o200k_base: 199998 and
@@ -152,8 +146,8 @@ var (
 
 // A TextError reports text that AppendEncode refuses.
 type TextError struct {
-	Offset int   // byte offset of the invalid UTF-8, or where the long run starts
-	Err    error // ErrInvalidUTF8 or ErrPieceTooLong
+	Offset int   // byte offset of the first byte that is not valid UTF-8
+	Err    error // ErrInvalidUTF8
 }
 
 func (e *TextError) Error() string { return fmt.Sprintf("%v (at byte %d)", e.Err, e.Offset) }

@@ -148,7 +148,7 @@ func TestSpecialTokens(t *testing.T) {
 			if s := decode(t, tok, []uint32{id}); s != text {
 				t.Errorf("%v: decode special %d = %q, want %q", tc.enc, id, s, text)
 			}
-			if tc.enc == Llama3 && tok.(*bpe).core == nil {
+			if tc.enc == Llama3 && tok.(*bpe).tables == nil {
 				continue
 			}
 			ids := encode(t, tok, text)
@@ -308,24 +308,21 @@ func TestGetCaches(t *testing.T) {
 }
 
 // The vocabularies hold what ecosystem.md says: every rank decodes to a
-// non-empty token, and the tokens are distinct.
+// non-empty token, and the tokens are distinct (the table finds each one).
 func TestVocabulary(t *testing.T) {
-	for _, s := range []*spec{cl100kSpec, o200kSpec} {
-		r, err := map[Encoding]func() (*ranks, error){Cl100kBase: cl100kRanks, O200kBase: o200kRanks}[s.enc]()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.vocab.offs) != s.enc.NVocab()+1 || len(r.ranks) != s.nRanks {
-			t.Errorf("%v: %d ids, %d ranks", s.enc, len(r.vocab.offs)-1, len(r.ranks))
+	for _, enc := range []Encoding{Cl100kBase, O200kBase} {
+		s, b := specOf(enc), get(t, enc).(*bpe)
+		if len(b.vocab.offs) != s.enc.NVocab()+1 {
+			t.Errorf("%v: %d ids", s.enc, len(b.vocab.offs)-1)
 		}
 		for id := range uint32(s.nRanks) {
-			tok := r.vocab.token(id)
-			if rank, ok := r.ranks[string(tok)]; !ok || rank != int(id) {
-				t.Fatalf("%v: id %d = %q has rank %d", s.enc, id, tok, rank)
+			tok := b.vocab.token(id)
+			if got, ok := b.tables.tokens.lookup(tok); !ok || got != id {
+				t.Fatalf("%v: id %d = %q is found as %d, %v", s.enc, id, tok, got, ok)
 			}
 		}
 		// DecodedLen counts in a uint64 on the strength of this bound.
-		if n := longest(r.vocab); n >= 1<<10 {
+		if n := longest(b.vocab); n >= 1<<10 {
 			t.Errorf("%v: a token of %d bytes", s.enc, n)
 		}
 		if s.specials[uint32(s.enc.NVocab()-1)] == "" {
@@ -335,13 +332,13 @@ func TestVocabulary(t *testing.T) {
 }
 
 func TestRanksMismatch(t *testing.T) {
-	r, err := cl100kRanks()
+	cl, err := cl100kRanks()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var file bytes.Buffer
 	for id := range 10 {
-		file.WriteString(string(r.vocab.token(uint32(id))) + "\n")
+		file.WriteString(string(cl.vocab.token(uint32(id))) + "\n")
 	}
 	if _, err := parseRanks(cl100kSpec, file.Bytes()); !errors.Is(err, ErrRanksMismatch) {
 		t.Errorf("parseRanks of a wrong file: %v", err)
@@ -355,4 +352,46 @@ func longest(v *vocab) int {
 		n = max(n, len(v.token(id)))
 	}
 	return n
+}
+
+// AppendDecode writes ahead into dst's spare capacity, but never past it,
+// whatever the capacity.
+func TestDecodeNoWritePastCap(t *testing.T) {
+	for _, tok := range complete(t) {
+		text := "Ünïcode, ids of every length: " + strings.Repeat("=", 40) + " and 日本語."
+		ids := encode(t, tok, text)
+		for c := range len(text) + 2*decodeWord {
+			buf := bytes.Repeat([]byte{0xa5}, c+64)
+			got, err := tok.AppendDecode(buf[:0:c], ids)
+			if err != nil || string(got) != text {
+				t.Fatalf("%v: cap %d: %q, %v", tok.Encoding(), c, got, err)
+			}
+			if !bytes.Equal(buf[c:], bytes.Repeat([]byte{0xa5}, 64)) {
+				t.Fatalf("%v: cap %d: wrote past the capacity: %q", tok.Encoding(), c, buf[c:])
+			}
+		}
+	}
+}
+
+// With a reused dst, encoding and decoding allocate nothing, long pieces
+// (which take their scratch from a pool) included.
+func TestAllocs(t *testing.T) {
+	texts := map[string][]byte{
+		"chat":    benchText(16 << 10),
+		"cjk":     chatJSON(cjkPhrases, 16<<10),
+		"run":     bytes.Repeat([]byte("ab"), 20_000),
+		"unicode": []byte(strings.Repeat("日本語のテキスト", 2000)),
+	}
+	for _, tok := range complete(t) {
+		for name, text := range texts {
+			ids := encode(t, tok, string(text))
+			dst := make([]byte, 0, len(text)+decodeWord)
+			if n := testing.AllocsPerRun(20, func() { ids, _ = tok.AppendEncode(ids[:0], text) }); n != 0 {
+				t.Errorf("%v: %s: AppendEncode allocates %v times", tok.Encoding(), name, n)
+			}
+			if n := testing.AllocsPerRun(20, func() { dst, _ = tok.AppendDecode(dst[:0], ids) }); n != 0 {
+				t.Errorf("%v: %s: AppendDecode allocates %v times", tok.Encoding(), name, n)
+			}
+		}
+	}
 }

@@ -1,0 +1,307 @@
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"sync"
+)
+
+// Byte-pair encoding of one piece, exactly as tiktoken does it: start from
+// the piece's bytes, one token each, and merge the adjacent pair whose
+// concatenation is the token of lowest rank (the leftmost such pair on a
+// tie) until no pair is a token. tiktoken finds each merge by scanning all
+// pairs, which is quadratic in the piece's length.
+//
+// We use the backtracking algorithm of GitHub's Rust crate bpe
+// (github.com/github/rust-gems, crates/bpe, MIT licence), which gives the
+// same tokens in time linear in the piece's length. It rests on two facts:
+//
+//   - A sequence of tokens is what BPE makes of its bytes if and only if
+//     every two adjacent tokens are what BPE makes of their two tokens'
+//     bytes. [bpeTables.valid] decides that for a pair in a few table
+//     lookups, by undoing the merges that made the two tokens, latest
+//     first, and checking that no merge across their boundary would have
+//     come first.
+//   - Then the encoding can be built left to right: take the longest token
+//     that fits, if it is valid after the previous one; else try the next
+//     shorter one; if none is, drop the previous token and try shorter
+//     ones in its place. A bit per position remembers where no valid
+//     encoding can end, so no position is tried twice and the work is
+//     linear in the length of the piece (times the number of tokens that
+//     can start at a position, at most the length of the longest token).
+//
+// valid needs, for every token, the two tokens whose merge makes it (its
+// split) and, for every such pair, the token it makes (pairTable). The
+// splits are found once per vocabulary, in rank order (see computeSplits);
+// for the embedded vocabularies they are stored with the ranks.
+
+// maxTokenLen is the length of the longest token we accept in a
+// vocabulary; those of cl100k_base, o200k_base and Llama 3 are 128 bytes.
+const maxTokenLen = 129
+
+// noSplit marks a token that BPE never makes: its bytes do not merge into
+// it. tiktoken still gives it for a piece that is exactly its bytes.
+const noSplit = 1<<24 - 1
+
+// bpeTables holds what the encoder needs beyond the vocabulary.
+type bpeTables struct {
+	vocab  *vocab
+	tokens *tokenTable
+	pairs  *pairTable
+	splits splitTable  // nil without backtracking
+	byTok  [256]uint32 // the token of each byte
+	// prefixes describes, for every two bytes, the tokens that start with
+	// them; longLens has the lengths over 33 bytes.
+	prefixes *[1 << 16]prefix
+	longLens map[uint16]*[3]uint32 // lengths l from 34 to 129 at bit l-34
+}
+
+// A splitTable holds the split of every token: the two tokens BPE merges
+// into it, 24 bits each, little-endian, in six bytes a token. A byte's
+// split is itself; noSplit marks a token that BPE never makes.
+type splitTable []byte
+
+func (s splitTable) left(id uint32) uint32 {
+	i := 6 * int(id)
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16
+}
+
+func (s splitTable) right(id uint32) uint32 {
+	i := 6*int(id) + 3
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16
+}
+
+// made reports whether BPE makes token id.
+func (s splitTable) made(id uint32) bool { return s.left(id) != noSplit }
+
+// A prefix describes the tokens that start with two given bytes.
+type prefix struct {
+	tok uint32 // the token of the two bytes, or noRank
+	// lens holds the lengths l of the tokens that BPE makes (that have a
+	// split) from 3 to 33 bytes, at bit l-3, and longBit if there are
+	// longer ones.
+	lens uint32
+}
+
+const longBit = 1 << 31
+
+// prefixKey returns the index in prefixes of b's first two bytes.
+func prefixKey(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
+
+// errBadRanks reports ranks that break what BPE needs of them.
+var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabulary")
+
+// newTables builds the tables of the first nRanks ids of v, and if splits
+// is not nil those of backtracking too. splits holds the split of each
+// token as computeSplits (merge_test.go) finds it: a byte's is itself, and
+// that of a token BPE never makes is noSplit. newTables checks that each
+// token is its split's bytes.
+func newTables(v *vocab, nRanks int, splits splitTable) (*bpeTables, error) {
+	if nRanks >= 1<<pairIDBits || splits != nil && len(splits) != 6*nRanks {
+		return nil, errBadRanks
+	}
+	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
+	// The pair table and the token table take most of the time, and they
+	// can be built at the same time.
+	var wg sync.WaitGroup
+	var splitsErr error
+	if splits != nil {
+		wg.Go(func() { splitsErr = t.setSplits(splits) })
+	}
+	t.tokens = newTokenTable(v, nRanks, new(buildScratch))
+	wg.Wait()
+	if splitsErr != nil {
+		return nil, splitsErr
+	}
+	for k := range t.prefixes {
+		t.prefixes[k].tok = noRank
+	}
+	seen := 0
+	for id := range uint32(nRanks) {
+		switch tok := v.token(id); len(tok) {
+		case 0:
+			return nil, fmt.Errorf("%w: token %d is empty", errBadRanks, id)
+		case 1:
+			t.byTok[tok[0]] = id
+			seen++
+		case 2:
+			t.prefixes[prefixKey(tok)].tok = id
+		}
+	}
+	if seen != 256 {
+		return nil, fmt.Errorf("%w: not every byte is a token", errBadRanks)
+	}
+	if splits == nil {
+		return t, nil
+	}
+	t.longLens = map[uint16]*[3]uint32{}
+	for id := range uint32(nRanks) {
+		tok := v.token(id)
+		if len(tok) >= 2 && splits.made(id) {
+			p := &t.prefixes[prefixKey(tok)]
+			switch l := len(tok); {
+			case l > 33:
+				p.lens |= longBit
+				if t.longLens[prefixKey(tok)] == nil {
+					t.longLens[prefixKey(tok)] = new([3]uint32)
+				}
+				t.longLens[prefixKey(tok)][(l-34)/32] |= 1 << ((l - 34) % 32)
+			case l > 2:
+				p.lens |= 1 << (l - 3)
+			}
+		}
+	}
+	return t, nil
+}
+
+// setSplits takes splits as computeSplits finds them. It checks only that
+// every part is a token of lower rank, which is all the encoder needs to
+// stay within its tables: that each token is its parts' bytes,
+// TestEmbeddedRanks checks.
+func (t *bpeTables) setSplits(splits splitTable) error {
+	var merged []uint32 // the tokens that have a split
+	for id := range uint32(len(splits) / 6) {
+		l, r := splits.left(id), splits.right(id)
+		switch {
+		case l < id && r < id:
+			merged = append(merged, id)
+		case l == noSplit && r == noSplit || l == id && r == id && len(t.vocab.token(id)) == 1:
+		default:
+			return fmt.Errorf("%w: token %d: bad split", errBadRanks, id)
+		}
+	}
+	t.pairs = newPairTable(splits, merged, new(buildScratch))
+	t.splits = splits
+	return nil
+}
+
+// valid reports whether BPE makes the tokens a, b of their bytes (with the
+// merges recorded so far). It undoes the latest merge of the two tokens,
+// repeatedly, and fails if a merge across the boundary of lower rank than
+// the undone one exists: BPE would have made it first. On equal ranks the
+// left one wins, hence the limit b+1 when b is undone.
+func (t *bpeTables) valid(a, b uint32) bool {
+	limit := uint32(math.MaxUint32)
+	for {
+		if m, ok := t.pairs.get(a, b); ok && m < limit {
+			return false
+		}
+		if a > b {
+			limit = a
+			a = t.splits.right(a)
+			if a == limit { // a byte: undo b instead
+				limit = b + 1
+				b = t.splits.left(b)
+				if b+1 == limit {
+					return true
+				}
+			}
+		} else {
+			limit = b + 1
+			b = t.splits.left(b)
+			if b+1 == limit {
+				limit = a
+				a = t.splits.right(a)
+				if a == limit {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// longest returns the longest token BPE makes that is a prefix of b and
+// shorter than below bytes (below ≥ 2, len(b) ≥ 1).
+func (t *bpeTables) longest(b []byte, below int) uint32 {
+	n := min(len(b), below-1)
+	if n < 2 {
+		return t.byTok[b[0]]
+	}
+	p := t.prefixes[prefixKey(b)]
+	if n >= 3 && p.lens != 0 {
+		h8 := head(b)
+		if p.lens&longBit != 0 && n >= 34 {
+			long := t.longLens[prefixKey(b)]
+			for w := 2; w >= 0; w-- {
+				for x := long[w]; x != 0; {
+					i := bits.Len32(x) - 1
+					x &^= 1 << i
+					if l := 34 + 32*w + i; l <= n {
+						if id, ok := t.reachable(b[:l], h8); ok {
+							return id
+						}
+					}
+				}
+			}
+		}
+		m := p.lens &^ longBit
+		if n < 33 {
+			m &= 1<<(n-2) - 1 // lengths up to n
+		}
+		for m != 0 {
+			i := bits.Len32(m) - 1
+			m &^= 1 << i
+			if id, ok := t.reachable(b[:i+3], h8); ok {
+				return id
+			}
+		}
+	}
+	if p.tok != noRank && t.splits.made(p.tok) {
+		return p.tok
+	}
+	return t.byTok[b[0]]
+}
+
+// reachable returns the id of the token b, of three bytes or more, whose
+// first eight bytes (or more) are h8, if it is one that BPE makes.
+func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
+	if len(b) < 8 {
+		h8 &= 1<<(8*len(b)) - 1
+	}
+	id, ok := t.tokens.lookupHash(b, h8, tokenHash(h8, len(b), tail(b)))
+	return id, ok && t.splits.made(id)
+}
+
+// tokenLen returns the length of token id.
+func (t *bpeTables) tokenLen(id uint32) int {
+	return int(t.vocab.offs[id+1] - t.vocab.offs[id])
+}
+
+// appendBPE appends the tokens of piece (not empty) to dst. done must have
+// at least len(piece)/64+1 words; appendBPE sets and clears its bits.
+func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint32 {
+	n := len(piece)
+	// A set bit of done marks a position where no valid encoding of the
+	// piece so far ends.
+	done = done[:n/64+1]
+	clear(done)
+	base := len(dst)
+	pos := 0
+	tok := t.longest(piece, n+1)
+	for {
+		l := t.tokenLen(tok)
+		end := pos + l
+		if done[end/64]&(1<<(end%64)) == 0 && (len(dst) == base || t.valid(dst[len(dst)-1], tok)) {
+			dst = append(dst, tok)
+			if pos = end; pos == n {
+				return dst
+			}
+			tok = t.longest(piece[pos:], n-pos+1)
+			continue
+		}
+		if l > 1 {
+			tok = t.longest(piece[pos:], l)
+			continue
+		}
+		// No token is valid at pos: take back the one before it.
+		if len(dst) == base {
+			panic("tokenizer: inconsistent BPE tables") // every piece has an encoding
+		}
+		done[pos/64] |= 1 << (pos % 64)
+		tok = dst[len(dst)-1]
+		dst = dst[:len(dst)-1]
+		pos -= t.tokenLen(tok)
+	}
+}
