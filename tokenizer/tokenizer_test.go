@@ -103,7 +103,7 @@ func TestEncodingIdentity(t *testing.T) {
 }
 
 // Known answers: the TokenNative KATs of the reference implementation
-// (reference-implementation.md §4.6), encoded here as ordinary text.
+// (docs/protocol.md §5.4), encoded here as ordinary text.
 func TestKnownAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		enc  Encoding
