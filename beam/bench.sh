@@ -3,6 +3,7 @@
 #   scaling:  8 input files, 1 worker (one core: taskset -c 0, GOMAXPROCS=1)
 #             against 2 workers (two cores)
 #   overhead: one file, m2m-beam (Prism) against m2m-batch, both on every core
+#   and, for the record, test and decompress of the 8 files' shards.
 # Runs are interleaved round by round, and each is reported as median
 # [min-max] of wall time, MB/s of JSONL, and CPU time (which other load on
 # the machine disturbs less than wall time).
@@ -58,6 +59,8 @@ for r in $(seq 1 "$rounds"); do
 	timed beam-2w taskset -c 0,1 env GOMAXPROCS=2 "$beam" -q --input "$work/in/*.jsonl" --output "$work/out/beam-2w"
 	timed batch-one "$batch" -q -f "$single" -o "$work/out/batch-one"
 	timed beam-one "$beam" -q --input "$single" --output "$work/out/beam-one"
+	timed beam-test "$beam" test -q --manifest "$work/out/beam-2w/manifest.jsonl"
+	timed beam-restore "$beam" decompress -q --manifest "$work/out/beam-2w/manifest.jsonl" --output "$work/out/beam-restore"
 	echo "round $r done; load $(uptime | sed 's/.*load average: //')"
 done
 
@@ -70,6 +73,7 @@ total=$(grep -o '"bytes_in":[0-9]*' "$work/out/beam-2w/manifest.jsonl" | cut -d:
 [ "$total" = "$bytes_many" ] || { echo "manifest totals $total bytes, the inputs $bytes_many" >&2; exit 1; }
 cmp "$work/out/batch-one" "$work/out/beam-one"/shards/*.m2m
 cmp "$work/out/beam-1w/manifest.jsonl" "$work/out/beam-2w/manifest.jsonl"
+for f in "$work"/in/*.jsonl; do cmp "$f" "$work/out/beam-restore/$(basename "$f")"; done
 
 # col NAME K: column K (1 wall, 2 CPU) of $work/NAME, sorted.
 col() { awk -v k="$2" '{ print $k }' "$work/$1" | sort -n; }
@@ -90,6 +94,8 @@ row beam-1w "$bytes_many" "m2m-beam, $nfiles files, 1 worker (1 core)"
 row beam-2w "$bytes_many" "m2m-beam, $nfiles files, 2 workers (2 cores)"
 row batch-one "$bytes_one" "m2m-batch, 1 file (2 cores)"
 row beam-one "$bytes_one" "m2m-beam, 1 file (2 cores)"
+row beam-test "$bytes_many" "m2m-beam test, $nfiles files (2 cores)"
+row beam-restore "$bytes_many" "m2m-beam decompress, $nfiles files (2 cores)"
 echo
 echo "scaling, 2 workers over 1 (target >= 1.7x): $(ratio "$(median beam-1w 1)" "$(median beam-2w 1)")x at the medians, $(ratio "$(best beam-1w 1)" "$(best beam-2w 1)")x at the mins"
 echo "m2m-beam over m2m-batch on 1 file (target <= 1.15): wall $(ratio "$(median beam-one 1)" "$(median batch-one 1)") at the medians, $(ratio "$(best beam-one 1)" "$(best batch-one 1)") at the mins; CPU $(ratio "$(median beam-one 2)" "$(median batch-one 2)")"
