@@ -123,10 +123,11 @@
 //	CJK chat JSON              35.1 (10.2x)       34.6 (9.7x)
 //
 // tiktoken-go takes hours on a megabyte of one letter; the worst texts here
-// take (BenchmarkEncodeWorstCase, 1 MiB, and 4 MiB for linearity): one
-// letter repeated 12 ms (42 ms for 4 MiB), random base64 42-49 ms
-// (161-186 ms), random Unicode characters 35-37 ms (127-147 ms); the
-// backtracking needs a bit of memory per byte of a piece. Llama 3 runs at
+// take (BenchmarkEncodeWorstCase, 1 MiB, and 4 MiB for linearity; the
+// slower figures when the machine was busier): one letter repeated 10-13
+// ms (37-43 ms for 4 MiB), random base64 42-67 ms (158-186 ms), random
+// Unicode characters 31-59 ms (122-147 ms); the backtracking needs a bit of
+// memory per byte of a piece. Llama 3 runs at
 // 52 MiB/s on the corpus; its heap merge takes 230 ms and about 40 bytes
 // of memory per byte for a megabyte of one letter.
 //
