@@ -282,8 +282,9 @@ func (c *compressor) lines(b *batch) ([]byte, error) {
 				alg = codec.TokenNative
 			}
 			if out, err = c.enc.AppendWire(out, data, alg); err != nil {
-				// Not JSON, or a run too long to tokenize: pass it through,
-				// or Brotli if it looks like a message.
+				// Not JSON, or text the tokenizer refuses (Llama 3 without
+				// its ranks): pass it through, or Brotli if it looks like
+				// a message.
 				out, alg, err = c.enc.AppendAuto(out[:start], data)
 			}
 		case c.o.Algorithm == Brotli:

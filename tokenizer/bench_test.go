@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"go/build"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -120,7 +120,7 @@ func corpusLines(t testing.TB) benchLines {
 // of the toolchain (it skips the benchmark without it).
 func codeText(t testing.TB, n int) []byte {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	src, err := os.ReadFile(filepath.Join(build.Default.GOROOT, "src", "net", "http", "server.go"))
 	if err != nil {
 		t.Skip("no Go source to read:", err)
 	}

@@ -75,9 +75,11 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		case 2:
 			if id := tb.prefixes[prefixKey(piece)].tok; id != noRank {
 				dst = append(dst, id)
-				i = e
-				continue
+			} else {
+				dst = append(dst, tb.byTok[piece[0]], tb.byTok[piece[1]])
 			}
+			i = e
+			continue
 		default:
 			if id, ok := tb.tokens.lookupIn(text, i, e); ok {
 				dst = append(dst, id)
@@ -87,6 +89,18 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		}
 		i = e
 		switch {
+		case len(piece) == 3:
+			// Not a token: BPE merges the pair of lower rank, if either
+			// is a token, and stops.
+			ab, bc := tb.prefixes[prefixKey(piece)].tok, tb.prefixes[prefixKey(piece[1:])].tok
+			switch {
+			case ab == noRank && bc == noRank:
+				dst = append(dst, tb.byTok[piece[0]], tb.byTok[piece[1]], tb.byTok[piece[2]])
+			case ab <= bc:
+				dst = append(dst, ab, tb.byTok[piece[2]])
+			default:
+				dst = append(dst, tb.byTok[piece[0]], bc)
+			}
 		case len(piece) <= scanPiece || tb.splits == nil && len(piece) <= smallPiece:
 			dst = tb.appendScanMerge(dst, piece)
 		case tb.splits != nil && len(piece) <= stackPiece:

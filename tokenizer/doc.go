@@ -123,11 +123,13 @@
 //	CJK chat JSON              35.1 (10.2x)       34.6 (9.7x)
 //
 // tiktoken-go takes hours on a megabyte of one letter; the worst texts here
-// take (BenchmarkEncodeWorstCase, 1 MiB, and 4 MiB for linearity): one
-// letter repeated 12 ms (42 ms for 4 MiB), random base64 42-49 ms
-// (161-186 ms), random Unicode characters 35-37 ms (127-147 ms). Llama 3
-// runs at 35 MiB/s on the corpus; its heap merge takes 250 ms for a
-// megabyte of one letter.
+// take (BenchmarkEncodeWorstCase, 1 MiB, and 4 MiB for linearity; the
+// slower figures when the machine was busier): one letter repeated 10-13
+// ms (37-43 ms for 4 MiB), random base64 42-67 ms (158-186 ms), random
+// Unicode characters 31-59 ms (122-147 ms); the backtracking needs a bit of
+// memory per byte of a piece. Llama 3 runs at
+// 52 MiB/s on the corpus; its heap merge takes 230 ms and about 40 bytes
+// of memory per byte for a megabyte of one letter.
 //
 // With a reused dst, AppendEncode allocates nothing. The first Get of an
 // encoding takes 13-19 ms for cl100k_base and 30-40 ms for o200k_base, and

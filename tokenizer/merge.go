@@ -33,9 +33,11 @@ import (
 //     can start at a position, at most the length of the longest token).
 //
 // valid needs, for every token, the two tokens whose merge makes it (its
-// split) and, for every such pair, the token it makes (pairTable). The
-// splits are found once per vocabulary, in rank order (see computeSplits);
-// for the embedded vocabularies they are stored with the ranks.
+// split) and, for every such pair, the token it makes (pairTable), and both
+// parts must be of lower rank than the token (so Llama 3 cannot backtrack;
+// see rankmerge.go). The splits are found in rank order by computeSplits
+// (merge_test.go) when the embedded ranks are written, and stored with
+// them; TestSplitsExact checks each against tiktoken's merge of its token.
 
 // maxTokenLen is the length of the longest token we accept in a
 // vocabulary; those of cl100k_base, o200k_base and Llama 3 are 128 bytes.
