@@ -56,9 +56,9 @@ func brotliInputs(t testing.TB) [][]byte {
 // andybalholm/brotli for every input under 1 MiB, and for every record of
 // the corpus M2M_CORPUS names, if set. Both write the bytes of C brotli
 // 1.0.9's BrotliEncoderCompress (checked with bench/cbrotli on all 8,179
-// records of dev.jsonl and 40,452 of dev100.jsonl; see doc.go). From
-// 1 MiB on, where C brotli switches to another hasher, the three write
-// three different streams.
+// records of dev.jsonl and, at quality 5, 40,452 of dev100.jsonl; see
+// doc.go). From 1 MiB on, where C brotli switches to another hasher, and
+// at quality 4, the three write different streams.
 func TestBrotliEncodersAgree(t *testing.T) {
 	inputs := brotliInputs(t)
 	if os.Getenv("M2M_CORPUS") != "" {
