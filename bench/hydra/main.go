@@ -31,13 +31,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/format"
 	"hash/fnv"
 	"io"
 	"log"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/m2m-go/m2m/codec"
@@ -74,10 +74,9 @@ func main() {
 	train := flag.Bool("train", false, "fit the trees on every record and write them to -out")
 	out := flag.String("out", "internal/hydra/model.go", "file the trained model is written to")
 	folds := flag.Int("folds", 5, "cross-validation folds")
-	depth := flag.Int("depth", 6, "deepest tree")
-	minLeaf := flag.Int("minleaf", 20, "fewest records in a leaf")
+	csv := flag.String("csv", "", "also write every record's sizes, features and oracle choice to this file, as CSV")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: hydra [-train [-out model.go]] [-folds k] [-depth d] [-minleaf n] file.jsonl...\n")
+		fmt.Fprintf(os.Stderr, "usage: hydra [-train [-out model.go]] [-folds k] [-csv file] file.jsonl...\n")
 		flag.PrintDefaults()
 		os.Exit(2)
 	}
@@ -85,12 +84,12 @@ func main() {
 	if flag.NArg() == 0 {
 		flag.Usage()
 	}
-	if err := run(os.Stdout, flag.Args(), *train, *out, *folds, params{*depth, *minLeaf}); err != nil {
+	if err := run(os.Stdout, flag.Args(), *train, *out, *csv, *folds); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer, files []string, train bool, out string, folds int, p params) error {
+func run(w io.Writer, files []string, train bool, out, csv string, folds int) error {
 	var recs []record
 	for i, name := range files {
 		data, err := os.ReadFile(name)
@@ -99,6 +98,11 @@ func run(w io.Writer, files []string, train bool, out string, folds int, p param
 		}
 		if recs, err = measure(recs, data, i); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if csv != "" {
+		if err := os.WriteFile(csv, table(recs), 0o644); err != nil {
+			return err
 		}
 	}
 	// Cross-validated predictions, by conversation.
@@ -112,10 +116,10 @@ func run(w io.Writer, files []string, train bool, out string, folds int, p param
 					in = append(in, i)
 				}
 			}
-			tree := fit(recs, in, form(f), p)
+			m := fit(recs, in, form(f))
 			for i := range recs {
-				if recs[i].group%uint64(folds) == uint64(k) {
-					pred[f][i] = hydra.Predict(tree, &recs[i].feat)
+				if r := &recs[i]; r.group%uint64(folds) == uint64(k) {
+					pred[f][i] = m.Choose(&r.feat, r.size[f][hydra.None] < infeasible)
 				}
 			}
 		}
@@ -132,15 +136,19 @@ func run(w io.Writer, files []string, train bool, out string, folds int, p param
 	for i := range recs {
 		all = append(all, i)
 	}
-	var trees [numForms][]hydra.Node
+	var models [numForms]*hydra.Model
 	for f := range numForms {
-		trees[f] = fit(recs, all, form(f), p)
+		models[f] = fit(recs, all, form(f))
 	}
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = filepath.Base(f)
 	}
-	return os.WriteFile(out, source(trees, names, len(recs), p), 0o644)
+	src, err := format.Source(source(models, names, len(recs)))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, src, 0o644)
 }
 
 // measure appends the records of a JSONL file to recs.
@@ -203,6 +211,37 @@ func measure(recs []record, data []byte, file int) ([]record, error) {
 		recs = append(recs, r)
 	}
 	return recs, nil
+}
+
+// table writes the records as CSV, with a header line.
+func table(recs []record) []byte {
+	var b bytes.Buffer
+	b.WriteString("file,group")
+	for f := range numForms {
+		for c := range hydra.NumClasses {
+			fmt.Fprintf(&b, ",%s_%s", formNames[f], c)
+		}
+		fmt.Fprintf(&b, ",%s_oracle", formNames[f])
+	}
+	for k := range hydra.NumFeatures {
+		fmt.Fprintf(&b, ",%s", k)
+	}
+	b.WriteByte('\n')
+	for i := range recs {
+		r := &recs[i]
+		fmt.Fprintf(&b, "%d,%d", r.file, r.group)
+		for f := range numForms {
+			for c := range hydra.NumClasses {
+				fmt.Fprintf(&b, ",%d", r.size[f][c])
+			}
+			fmt.Fprintf(&b, ",%s", best(&r.size[f]))
+		}
+		for _, v := range r.feat {
+			fmt.Fprintf(&b, ",%g", v)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
 }
 
 // stringLen is the length of a prefix and the base64 of n bytes, or
@@ -295,145 +334,118 @@ func feasible(r *record, f form, c hydra.Class) hydra.Class {
 	return c
 }
 
-// params bound a tree.
-type params struct{ depth, minLeaf int }
+// ridge is the penalty on the square of every weight but the intercept,
+// which keeps the normal equations well posed (the byte-class shares are
+// nearly collinear).
+const ridge = 1e-3
 
-// fit grows a tree on the records in idx that minimises the total size of
-// the chosen messages in form f: each leaf chooses the class with the
-// smallest total over its records, and each split is the one that lowers
-// that total most.
-func fit(recs []record, idx []int, f form, p params) []hydra.Node {
-	tree := []hydra.Node{{}}
-	grow(recs, idx, f, p, &tree, 0, 0)
-	return tree
-}
-
-// cost returns the class with the smallest total over idx, and the total.
-func leafOf(totals *[hydra.NumClasses]float64) (hydra.Class, float64) {
-	c := hydra.None
-	for _, k := range []hydra.Class{hydra.TokenNative, hydra.Brotli, hydra.M2M} {
-		if totals[k] < totals[c] {
-			c = k
-		}
-	}
-	return c, totals[c]
-}
-
-func grow(recs []record, idx []int, f form, p params, tree *[]hydra.Node, at, depth int) {
-	var totals [hydra.NumClasses]float64
-	for _, i := range idx {
-		for c := range hydra.NumClasses {
-			totals[c] += float64(recs[i].size[f][c])
-		}
-	}
-	class, cost := leafOf(&totals)
-	(*tree)[at] = hydra.Node{Class: class}
-	if depth >= p.depth || len(idx) < 2*p.minLeaf {
-		return
-	}
-	bestGain, bestFeat, bestThr := 1.0, hydra.Feature(0), float32(0)
-	sorted := slices.Clone(idx)
-	for feat := range hydra.NumFeatures {
-		slices.SortStableFunc(sorted, func(a, b int) int {
-			return cmpFloat(recs[a].feat[feat], recs[b].feat[feat])
-		})
-		var left [hydra.NumClasses]float64
-		for k := 0; k < len(sorted)-1; k++ {
-			r := &recs[sorted[k]]
-			for c := range hydra.NumClasses {
-				left[c] += float64(r.size[f][c])
-			}
-			lo, hi := r.feat[feat], recs[sorted[k+1]].feat[feat]
-			if lo == hi || k+1 < p.minLeaf || len(sorted)-k-1 < p.minLeaf {
+// fit fits the models of form f to the records in idx: for each format,
+// least squares on ln(size/len) of its messages.
+func fit(recs []record, idx []int, f form) *hydra.Model {
+	var m hydra.Model
+	for _, c := range []hydra.Class{hydra.TokenNative, hydra.Brotli} {
+		const n = int(hydra.NumFeatures)
+		var a [n][n]float64
+		var b [n]float64
+		for _, i := range idx {
+			r := &recs[i]
+			size, l := r.size[f][c], r.size[binary][hydra.None]
+			if size >= infeasible {
 				continue
 			}
-			var right [hydra.NumClasses]float64
-			for c := range hydra.NumClasses {
-				right[c] = totals[c] - left[c]
-			}
-			_, lc := leafOf(&left)
-			_, rc := leafOf(&right)
-			if gain := cost - lc - rc; gain > bestGain {
-				thr := lo + (hi-lo)/2
-				if thr <= lo {
-					thr = hi
+			y := math.Log(float64(size) / float64(l))
+			for j, x := range r.feat {
+				b[j] += float64(x) * y
+				for k, z := range r.feat {
+					a[j][k] += float64(x) * float64(z)
 				}
-				bestGain, bestFeat, bestThr = gain, feat, thr
 			}
 		}
-	}
-	if bestGain <= 1 {
-		return
-	}
-	var l, r []int
-	for _, i := range idx {
-		if recs[i].feat[bestFeat] < bestThr {
-			l = append(l, i)
-		} else {
-			r = append(r, i)
+		for j := 1; j < n; j++ {
+			a[j][j] += ridge
+		}
+		w := solve(a, b)
+		lin := &m.Brotli
+		if c == hydra.TokenNative {
+			lin = &m.TokenNative
+		}
+		for j := range w {
+			lin[j] = float32(w[j])
 		}
 	}
-	left := len(*tree)
-	*tree = append(*tree, hydra.Node{}, hydra.Node{})
-	(*tree)[at] = hydra.Node{Feature: bestFeat, Left: uint16(left), Threshold: bestThr}
-	grow(recs, l, f, p, tree, left, depth+1)
-	grow(recs, r, f, p, tree, left+1, depth+1)
-	// A split whose two sides choose the same class, all the way down,
-	// is no decision: make it a leaf.
-	if a, b := (*tree)[left], (*tree)[left+1]; a.Left == 0 && b.Left == 0 && a.Class == b.Class && left+2 == len(*tree) {
-		*tree = (*tree)[:left]
-		(*tree)[at] = hydra.Node{Class: a.Class}
-	}
+	return &m
 }
 
-func cmpFloat(a, b float32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// solve solves a x = b by Gaussian elimination with partial pivoting.
+func solve(a [hydra.NumFeatures][hydra.NumFeatures]float64, b [hydra.NumFeatures]float64) [hydra.NumFeatures]float64 {
+	const n = int(hydra.NumFeatures)
+	for i := range n {
+		p := i
+		for k := i + 1; k < n; k++ {
+			if math.Abs(a[k][i]) > math.Abs(a[p][i]) {
+				p = k
+			}
+		}
+		a[i], a[p] = a[p], a[i]
+		b[i], b[p] = b[p], b[i]
+		for k := i + 1; k < n; k++ {
+			q := a[k][i] / a[i][i]
+			for j := i; j < n; j++ {
+				a[k][j] -= q * a[i][j]
+			}
+			b[k] -= q * b[i]
+		}
 	}
-	return 0
+	var x [n]float64
+	for i := n - 1; i >= 0; i-- {
+		s := b[i]
+		for j := i + 1; j < n; j++ {
+			s -= a[i][j] * x[j]
+		}
+		x[i] = s / a[i][i]
+	}
+	return x
 }
 
-// source writes the trees as the Go source of package hydra.
-func source(trees [numForms][]hydra.Node, files []string, n int, p params) []byte {
+// source writes the models as the Go source of package hydra.
+func source(models [numForms]*hydra.Model, files []string, n int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// Code generated by go run ./bench/hydra -train; DO NOT EDIT.\n\n")
 	fmt.Fprintf(&b, "package hydra\n\n")
-	vars := [numForms]string{"BinaryTree", "StringTree"}
+	vars := [numForms]string{"Binary", "String"}
 	what := [numForms]string{"binary forms (container records)", "string forms (wire strings)"}
 	for f := range numForms {
-		fmt.Fprintf(&b, "// %s chooses among the %s: trained on %d records of %s,\n", vars[f], what[f], n, strings.Join(files, ", "))
-		fmt.Fprintf(&b, "// depth at most %d, at least %d records a leaf.\n", p.depth, p.minLeaf)
-		fmt.Fprintf(&b, "var %s = [...]Node{\n", vars[f])
-		for i, nd := range trees[f] {
-			if nd.Left == 0 {
-				fmt.Fprintf(&b, "\t%d: {Class: %s},\n", i, className(nd.Class))
-			} else {
-				fmt.Fprintf(&b, "\t%d: {Feature: %s, Left: %d, Threshold: %s},\n", i, featName(nd.Feature), nd.Left, fmtFloat(nd.Threshold))
+		fmt.Fprintf(&b, "// %s predicts the sizes of %s, fitted to\n// %d records of %s.\n", vars[f], what[f], n, strings.Join(files, ", "))
+		fmt.Fprintf(&b, "var %s = Model{\n", vars[f])
+		for _, c := range []struct {
+			name string
+			w    *hydra.Linear
+		}{{"TokenNative", &models[f].TokenNative}, {"Brotli", &models[f].Brotli}} {
+			fmt.Fprintf(&b, "\t%s: Linear{\n", c.name)
+			for k, w := range c.w {
+				fmt.Fprintf(&b, "\t\t%s: %s,\n", featName(hydra.Feature(k)), fmtFloat(w))
 			}
+			fmt.Fprintf(&b, "\t},\n")
 		}
 		fmt.Fprintf(&b, "}\n\n")
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }
 
-func className(c hydra.Class) string {
-	return [...]string{"None", "M2M", "TokenNative", "Brotli"}[c]
-}
-
+// featName is the Go name of a feature.
 func featName(f hydra.Feature) string {
-	s := f.String()
-	switch s {
+	switch s := f.String(); s {
 	case "json", "cjk", "api":
 		return strings.ToUpper(s)
 	case "nonascii":
 		return "NonASCII"
-	case "base64":
-		return "Base64"
+	case "loglen":
+		return "LogLen"
+	case "invlen":
+		return "InvLen"
+	default:
+		return strings.ToUpper(s[:1]) + s[1:]
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // fmtFloat writes a float32 so that it parses back to the same value.

@@ -1,20 +1,29 @@
 // Package hydra is the learned part of codec's Hydra selection: the
-// features it reads from a text, in one cheap pass, and the decision trees
-// that map them to the format whose wire message is smallest.
+// features it reads from a text, in one cheap pass, and the linear models
+// that predict from them the size of the text's message in each format,
+// so that codec encodes only the smallest.
 //
-// The trees are trained offline (bench/hydra) on the development corpora
-// and the embedded sample, and live in model.go, which that tool writes:
+// A model predicts ln(size/len) of a format's message from the features
+// (least squares); None's is 0. The models are fitted offline (bench/hydra)
+// on the development corpora and the embedded sample, and live in
+// model.go, which that tool writes:
 //
 //	go run ./bench/hydra -train -out internal/hydra/model.go \
 //	    internal/sample/sample.jsonl /work/shared/corpus/dev.jsonl /work/shared/corpus/dev100.jsonl
 //
-// A decision walks one tree of at most a few dozen nodes over a fixed
-// array of features: no allocation, tens of nanoseconds.
+// A decision is two dot products of a few dozen float32s: no allocation,
+// tens of nanoseconds. A decision tree fitted to the same objective came
+// out three times as far from the oracle (bench/README.md, Hydra).
 package hydra
 
-import "github.com/m2m-go/m2m/internal/jsonscan"
+import (
+	"math"
+	"math/bits"
 
-// Class is a format a tree can choose. The values are codec.Algorithm's.
+	"github.com/m2m-go/m2m/internal/jsonscan"
+)
+
+// Class is a format. The values are codec.Algorithm's.
 type Class uint8
 
 // The classes.
@@ -35,29 +44,33 @@ type Feature uint8
 
 // The features. Shares are of the bytes of the text's first SampleLen
 // bytes; the JSON features are zero for text that is not JSON or was not
-// scanned (longer than ScanLen).
+// scanned (longer than ScanLen). Bias is always 1, for the models'
+// intercept.
 const (
-	Len         Feature = iota // bytes
-	JSON                       // 1 if the text is one JSON value within the limits
-	Object                     // 1 if that value is an object
-	API                        // 1 if the object has "messages", "model" or "choices"
-	Response                   // 1 if it reads as a response (jsonscan.Fields.IsResponse)
-	Messages                   // elements of "messages"
-	Letters                    // share of ASCII letters
-	Digits                     // share of ASCII digits
-	Spaces                     // share of ASCII white space
-	Punct                      // share of other ASCII bytes
-	NonASCII                   // share of bytes from 0x80
-	CJK                        // share of bytes in three-byte UTF-8 sequences led by 0xE3 to 0xE9 (CJK, kana, Hangul)
-	Base64                     // share of bytes in runs of 16 or more base64 characters that mix digits and letters
-	Escapes                    // share of backslashes
-	Repeat                     // share of 4-byte windows that repeat an earlier one (estimated with a small hash table)
+	Bias     Feature = iota // 1
+	LogLen                  // ln of the length in bytes
+	InvLen                  // 100 / the length in bytes
+	JSON                    // 1 if the text is one JSON value within the limits
+	Object                  // 1 if that value is an object
+	API                     // 1 if the object has "messages", "model" or "choices"
+	Response                // 1 if it reads as a response (jsonscan.Fields.IsResponse)
+	Messages                // ln(1 + elements of "messages")
+	Letters                 // share of ASCII letters
+	Digits                  // share of ASCII digits
+	Spaces                  // share of ASCII white space
+	NonASCII                // share of bytes from 0x80
+	CJK                     // share of bytes in three-byte UTF-8 sequences led by 0xE3 to 0xE9 (CJK, kana, Hangul)
+	Base64                  // share of bytes in runs of 16 or more base64 characters that mix digits and letters
+	Escapes                 // share of backslashes
+	Repeat                  // share of 4-byte windows that repeat an earlier one (estimated with a small hash table)
+	Tokens                  // estimated BPE tokens per byte: runs of letters, groups of up to 3 digits, other bytes one each
+	Entropy                 // order-0 entropy of the bytes, in bits per byte
 	NumFeatures
 )
 
 var featureNames = [NumFeatures]string{
-	"len", "json", "object", "api", "response", "messages",
-	"letters", "digits", "spaces", "punct", "nonascii", "cjk", "base64", "escapes", "repeat",
+	"bias", "loglen", "invlen", "json", "object", "api", "response", "messages",
+	"letters", "digits", "spaces", "nonascii", "cjk", "base64", "escapes", "repeat", "tokens", "entropy",
 }
 
 func (f Feature) String() string { return featureNames[f] }
@@ -67,19 +80,19 @@ type Features [NumFeatures]float32
 
 // SampleLen is how many bytes of a text the byte-class shares and the
 // repetition estimate read: beyond it, length alone decides.
-const SampleLen = 2048
+const SampleLen = 8192
 
 // ScanLen is the longest text whose JSON shape is a feature: codec scans
 // no longer text for Hydra, since its shape would not change the choice.
 const ScanLen = 4096
 
-// repBits is log2 of the slots of the repetition table.
-const repBits = 12
-
 // Extractor computes Features. Its zero value is ready; it holds the
-// repetition table (16 KiB), so keep one per goroutine and reuse it.
+// repetition table (64 KiB, twice as many slots as SampleLen has windows,
+// of which a text clears only what it needs), so keep one per goroutine
+// and reuse it.
 type Extractor struct {
-	table [1 << repBits]uint32 // window hash + 1 of each slot; 0 is empty
+	table [2 * SampleLen]uint32 // window hash | 1 of each slot; 0 is empty
+	hist  [256]uint32
 }
 
 // byte classes for the shares.
@@ -122,8 +135,12 @@ var isB64 = func() (t [256]bool) {
 // text, or is nil if text is not JSON or was not scanned (it must be nil
 // for text longer than ScanLen, so that codec and the trainer agree).
 func (x *Extractor) Extract(f *Features, text []byte, fields *jsonscan.Fields) {
-	*f = Features{}
-	f[Len] = float32(len(text))
+	*f = Features{Bias: 1}
+	if len(text) == 0 {
+		return
+	}
+	f[LogLen] = float32(math.Log(float64(len(text))))
+	f[InvLen] = 100 / float32(len(text))
 	if fields != nil && len(text) <= ScanLen {
 		f[JSON] = 1
 		if fields.IsObject {
@@ -135,20 +152,45 @@ func (x *Extractor) Extract(f *Features, text []byte, fields *jsonscan.Fields) {
 		if fields.IsResponse() {
 			f[Response] = 1
 		}
-		f[Messages] = float32(fields.MsgCount)
+		f[Messages] = float32(math.Log1p(float64(fields.MsgCount)))
 	}
 	s := text[:min(len(text), SampleLen)]
 	if len(s) == 0 {
 		return
 	}
 	var counts [5]int
-	cjk, b64, escapes := 0, 0, 0
+	cjk, b64, escapes, tokens := 0, 0, 0, 0
 	run, mixed := 0, 0 // current base64 run, and its kinds (1 digit, 2 letter)
-	clear(x.table[:])
+	size := 64
+	for size < 2*len(s) {
+		size *= 2
+	}
+	table := x.table[:size]
+	clear(table)
+	clear(x.hist[:])
+	shift := 32 - bits.TrailingZeros(uint(size))
 	repeats := 0
 	var w uint32 // the last four bytes
+	prev, digits := uint8(cSpace), 0
 	for i, c := range s {
-		counts[classOf[c]]++
+		x.hist[c]++
+		k := classOf[c]
+		counts[k]++
+		switch {
+		case k == cLetter && prev == cLetter, k == cHigh && prev == cHigh && c < 0xC0:
+		case k == cDigit:
+			if prev != cDigit {
+				digits = 0
+			}
+			if digits%3 == 0 {
+				tokens++
+			}
+			digits++
+		case k == cSpace && prev == cSpace:
+		default:
+			tokens++
+		}
+		prev = k
 		if c == '\\' {
 			escapes++
 		}
@@ -172,18 +214,18 @@ func (x *Extractor) Extract(f *Features, text []byte, fields *jsonscan.Fields) {
 		w = w<<8 | uint32(c)
 		if i >= 3 {
 			h := w * 0x9E3779B1
-			slot := h >> (32 - repBits)
+			slot := h >> shift
 			tag := h | 1
 			for {
-				if x.table[slot] == tag {
+				if table[slot] == tag {
 					repeats++
 					break
 				}
-				if x.table[slot] == 0 {
-					x.table[slot] = tag
+				if table[slot] == 0 {
+					table[slot] = tag
 					break
 				}
-				slot = (slot + 1) & (1<<repBits - 1)
+				slot = (slot + 1) & uint32(size-1)
 			}
 		}
 	}
@@ -194,7 +236,6 @@ func (x *Extractor) Extract(f *Features, text []byte, fields *jsonscan.Fields) {
 	f[Letters] = float32(counts[cLetter]) / n
 	f[Digits] = float32(counts[cDigit]) / n
 	f[Spaces] = float32(counts[cSpace]) / n
-	f[Punct] = float32(counts[cPunct]) / n
 	f[NonASCII] = float32(counts[cHigh]) / n
 	f[CJK] = float32(min(cjk, len(s))) / n
 	f[Base64] = float32(b64) / n
@@ -202,29 +243,51 @@ func (x *Extractor) Extract(f *Features, text []byte, fields *jsonscan.Fields) {
 	if len(s) > 3 {
 		f[Repeat] = float32(repeats) / float32(len(s)-3)
 	}
-}
-
-// Node is a node of a decision tree: an inner node sends features below
-// Threshold to Left and the rest to Left+1; a leaf (Left 0) chooses Class.
-type Node struct {
-	Feature   Feature
-	Class     Class
-	Left      uint16
-	Threshold float32
-}
-
-// Predict walks tree from its root, tree[0], and returns the class of the
-// leaf f reaches.
-func Predict(tree []Node, f *Features) Class {
-	i := 0
-	for {
-		n := &tree[i]
-		if n.Left == 0 {
-			return n.Class
-		}
-		i = int(n.Left)
-		if f[n.Feature] >= n.Threshold {
-			i++
+	f[Tokens] = float32(tokens) / n
+	var ent float64
+	for _, c := range x.hist {
+		if c != 0 {
+			p := float64(c)
+			ent -= p * math.Log2(p)
 		}
 	}
+	f[Entropy] = float32(ent/float64(n) + math.Log2(float64(n)))
+}
+
+// Linear is a model: the weights of the features in a prediction.
+type Linear [NumFeatures]float32
+
+// Predict returns the model's prediction for f: its dot product with the
+// weights, each step rounded to float32 on its own (the conversions stop
+// the compiler fusing multiplies and adds, which would make a decision
+// depend on the platform).
+func (w *Linear) Predict(f *Features) float32 {
+	var s float32
+	for i, v := range f {
+		s = float32(s + float32(w[i]*v))
+	}
+	return s
+}
+
+// Model predicts the sizes of a text's messages in the formats Hydra
+// chooses among, for one form (binary or string).
+type Model struct {
+	TokenNative, Brotli Linear
+}
+
+// Choose returns the format whose message the model predicts to be
+// smallest for a text with features f: None (if allowed; its ln(size/len)
+// is 0), TokenNative or Brotli, ties going to the faster decoder, in that
+// order. M2M v1 is never the smallest: its frame is a Brotli stream (or,
+// under 100 bytes, the text) behind a prefix and at least 28 bytes of
+// header, length and CRC.
+func (m *Model) Choose(f *Features, none bool) Class {
+	c, best := Brotli, m.Brotli.Predict(f)
+	if t := m.TokenNative.Predict(f); t <= best {
+		c, best = TokenNative, t
+	}
+	if none && best >= 0 {
+		c = None
+	}
+	return c
 }
