@@ -18,7 +18,6 @@ package hydra
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/m2m-go/m2m/internal/jsonscan"
 )
@@ -63,7 +62,7 @@ const (
 	Base64                  // share of bytes in runs of 16 or more base64 characters that mix digits and letters
 	Escapes                 // share of backslashes
 	Repeat                  // share of 4-byte windows that repeat an earlier one (estimated with a small hash table)
-	Tokens                  // estimated BPE tokens per byte: runs of letters, groups of up to 3 digits, other bytes one each
+	Tokens                  // estimated BPE tokens per byte: runs of letters, digits (and one per 3 digits), spaces, UTF-8 sequences; one per other byte
 	Entropy                 // order-0 entropy of the bytes, in bits per byte
 	NumFeatures
 )
@@ -80,28 +79,32 @@ type Features [NumFeatures]float32
 
 // SampleLen is how many bytes of a text the byte-class shares and the
 // repetition estimate read: beyond it, length alone decides.
-const SampleLen = 8192
+const SampleLen = 2048
 
 // ScanLen is the longest text whose JSON shape is a feature: codec scans
 // no longer text for Hydra, since its shape would not change the choice.
 const ScanLen = 4096
 
-// Extractor computes Features. Its zero value is ready; it holds the
-// repetition table (64 KiB, twice as many slots as SampleLen has windows,
-// of which a text clears only what it needs), so keep one per goroutine
+// repBits is log2 of the slots of the repetition table.
+const repBits = 12
+
+// Extractor computes Features. Its zero value is ready; it holds a
+// histogram and the repetition table (8 KiB), so keep one per goroutine
 // and reuse it.
 type Extractor struct {
-	table [2 * SampleLen]uint32 // window hash | 1 of each slot; 0 is empty
 	hist  [256]uint32
+	table [1 << repBits]uint16 // the tag of the last window hashed to each slot
 }
 
-// byte classes for the shares.
+// byte classes, for the shares and the token estimate.
 const (
 	cLetter = iota
 	cDigit
 	cSpace
 	cPunct
-	cHigh
+	cLead // a byte that starts a multi-byte UTF-8 sequence
+	cCont // a continuation byte
+	numClasses
 )
 
 var classOf = func() (t [256]uint8) {
@@ -116,17 +119,53 @@ var classOf = func() (t [256]uint8) {
 			t[i] = cSpace
 		case c < 0x80:
 			t[i] = cPunct
+		case c < 0xC0:
+			t[i] = cCont
 		default:
-			t[i] = cHigh
+			t[i] = cLead
 		}
 	}
 	return t
 }()
 
-// isB64 reports the bytes of the standard and URL-safe base64 alphabets.
-var isB64 = func() (t [256]bool) {
+// newToken[prev][class] is 1 where a byte of class after one of class prev
+// starts a token, for the estimate: runs of letters, digits, spaces and
+// whole UTF-8 sequences are one token (digits get a token per three more,
+// after the pass), every other byte one.
+var newToken = func() (t [numClasses][numClasses]uint8) {
+	for p := range t {
+		for k := range t[p] {
+			if p != k || k == cPunct || k == cLead {
+				t[p][k] = 1
+			}
+		}
+		t[p][cCont] = 0
+	}
+	return t
+}()
+
+// b64Kind is, for the bytes of the standard and URL-safe base64
+// alphabets, 1 for a digit, 2 for a letter and 4 for + / - _; 0 for the
+// rest.
+var b64Kind = func() (t [256]uint8) {
 	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_") {
-		t[c] = true
+		switch classOf[c] {
+		case cDigit:
+			t[c] = 1
+		case cLetter:
+			t[c] = 2
+		default:
+			t[c] = 4
+		}
+	}
+	return t
+}()
+
+// xlog2x[m] is m log2 m, for the entropy of a histogram of up to
+// SampleLen bytes.
+var xlog2x = func() (t [SampleLen + 1]float64) {
+	for m := 1; m <= SampleLen; m++ {
+		t[m] = float64(m) * math.Log2(float64(m))
 	}
 	return t
 }()
@@ -155,102 +194,65 @@ func (x *Extractor) Extract(f *Features, text []byte, fields *jsonscan.Fields) {
 		f[Messages] = float32(math.Log1p(float64(fields.MsgCount)))
 	}
 	s := text[:min(len(text), SampleLen)]
-	if len(s) == 0 {
-		return
-	}
-	var counts [5]int
-	cjk, b64, escapes, tokens := 0, 0, 0, 0
-	run, mixed := 0, 0 // current base64 run, and its kinds (1 digit, 2 letter)
-	size := 64
-	for size < 2*len(s) {
-		size *= 2
-	}
-	table := x.table[:size]
-	clear(table)
 	clear(x.hist[:])
-	shift := 32 - bits.TrailingZeros(uint(size))
-	repeats := 0
+	clear(x.table[:])
+	hist, table := &x.hist, &x.table
+	b64, tokens, repeats := 0, 0, 0
+	run, mixed := 0, uint8(0) // the current run of base64 bytes, and the OR of their kinds
+	prev := uint8(cSpace)
 	var w uint32 // the last four bytes
-	prev, digits := uint8(cSpace), 0
 	for i, c := range s {
-		x.hist[c]++
+		hist[c]++
 		k := classOf[c]
-		counts[k]++
-		switch {
-		case k == cLetter && prev == cLetter, k == cHigh && prev == cHigh && c < 0xC0:
-		case k == cDigit:
-			if prev != cDigit {
-				digits = 0
-			}
-			if digits%3 == 0 {
-				tokens++
-			}
-			digits++
-		case k == cSpace && prev == cSpace:
-		default:
-			tokens++
-		}
+		tokens += int(newToken[prev][k])
 		prev = k
-		if c == '\\' {
-			escapes++
-		}
-		if c >= 0xE3 && c <= 0xE9 && i+2 < len(s) {
-			cjk += 3
-		}
-		if isB64[c] {
+		if kind := b64Kind[c]; kind != 0 {
 			run++
-			switch classOf[c] {
-			case cDigit:
-				mixed |= 1
-			case cLetter:
-				mixed |= 2
-			}
+			mixed |= kind
 		} else {
-			if run >= 16 && mixed == 3 {
+			if run >= 16 && mixed&3 == 3 {
 				b64 += run
 			}
 			run, mixed = 0, 0
 		}
+		// Repetition: a direct-mapped table of 16-bit tags, so a window
+		// repeats if the last window that hashed to its slot was the same
+		// (an estimate; collisions err both ways, rarely).
 		w = w<<8 | uint32(c)
+		h := w * 0x9E3779B1
+		slot, tag := h>>(32-repBits), uint16(h)|1
 		if i >= 3 {
-			h := w * 0x9E3779B1
-			slot := h >> shift
-			tag := h | 1
-			for {
-				if table[slot] == tag {
-					repeats++
-					break
-				}
-				if table[slot] == 0 {
-					table[slot] = tag
-					break
-				}
-				slot = (slot + 1) & uint32(size-1)
+			if table[slot] == tag {
+				repeats++
 			}
+			table[slot] = tag
 		}
 	}
-	if run >= 16 && mixed == 3 {
+	if run >= 16 && mixed&3 == 3 {
 		b64 += run
+	}
+	var counts [numClasses]uint32
+	var ent float64
+	for c, m := range hist {
+		counts[classOf[c]] += m
+		ent -= xlog2x[m]
+	}
+	cjk := 0
+	for c := 0xE3; c <= 0xE9; c++ {
+		cjk += 3 * int(hist[c])
 	}
 	n := float32(len(s))
 	f[Letters] = float32(counts[cLetter]) / n
 	f[Digits] = float32(counts[cDigit]) / n
 	f[Spaces] = float32(counts[cSpace]) / n
-	f[NonASCII] = float32(counts[cHigh]) / n
+	f[NonASCII] = float32(counts[cLead]+counts[cCont]) / n
 	f[CJK] = float32(min(cjk, len(s))) / n
 	f[Base64] = float32(b64) / n
-	f[Escapes] = float32(escapes) / n
+	f[Escapes] = float32(hist['\\']) / n
 	if len(s) > 3 {
 		f[Repeat] = float32(repeats) / float32(len(s)-3)
 	}
-	f[Tokens] = float32(tokens) / n
-	var ent float64
-	for _, c := range x.hist {
-		if c != 0 {
-			p := float64(c)
-			ent -= p * math.Log2(p)
-		}
-	}
+	f[Tokens] = (float32(tokens) + float32(counts[cDigit])/3) / n
 	f[Entropy] = float32(ent/float64(n) + math.Log2(float64(n)))
 }
 
