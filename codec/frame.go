@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/m2m-go/m2m/crc"
+	"github.com/m2m-go/m2m/internal/hydra"
 	"github.com/m2m-go/m2m/internal/jsonscan"
 	"github.com/m2m-go/m2m/tokenizer"
 )
@@ -150,6 +151,7 @@ type Encoder struct {
 	scratch []byte
 	ids     []uint32 // token ids
 	rep     repetition
+	hx      *hydra.Extractor // Hydra's features; allocated on first use (64 KiB)
 }
 
 // NewEncoder returns an Encoder with the given options.

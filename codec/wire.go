@@ -19,6 +19,9 @@ const (
 	Brotli                       // #M2M[v3.0]|DATA: base64 of a Brotli stream
 	TokenV1                      // #T1|: abbreviated JSON (legacy, decode only)
 	Zlib                         // #M2M[v2.0]|DATA: base64 of a zlib stream (legacy, decode only)
+	// Hydra is a choice of format, not a format: AppendWire writes the
+	// message AppendHydra would, and Detect never returns it.
+	Hydra
 )
 
 func (a Algorithm) String() string {
@@ -35,6 +38,8 @@ func (a Algorithm) String() string {
 		return "token-v1"
 	case Zlib:
 		return "zlib"
+	case Hydra:
+		return "hydra"
 	}
 	return fmt.Sprintf("algorithm(%d)", uint8(a))
 }
@@ -91,7 +96,8 @@ func looksPrefixed(text []byte) bool {
 
 // AppendWire appends the wire message of text in the given format: the
 // string form for M2M, #M2M[v3.0]|DATA: and base64 for Brotli, the text
-// itself for None, #TK| with the Encoder's tokenizer for TokenNative. Text
+// itself for None, #TK| with the Encoder's tokenizer for TokenNative, and
+// for Hydra the message of the format AppendHydra chooses. Text
 // must be valid UTF-8; for M2M, valid JSON. None fails on text that starts
 // like a message of another format, since a decoder would not give it back.
 func (e *Encoder) AppendWire(dst, text []byte, alg Algorithm) ([]byte, error) {
@@ -114,6 +120,9 @@ func (e *Encoder) AppendWire(dst, text []byte, alg Algorithm) ([]byte, error) {
 		return appendStringForm(dst, prefixBrotli, e.scratch, e.opts.limits)
 	case TokenNative:
 		return e.AppendTokenNative(dst, text)
+	case Hydra:
+		out, _, err := e.AppendHydra(dst, text)
+		return out, err
 	}
 	return dst, errorf(ErrInvalidCodec, "algorithm", -1, "cannot encode %v", alg)
 }

@@ -210,6 +210,19 @@ func (c *compressor) encode(data []byte, l line, n int64) (container.Record, err
 	case TokenNative:
 		c.scratch, err = c.enc.AppendTokenNativeBinary(c.scratch[:0], data)
 		rec.Encoding = container.TokenNative
+	case Hydra:
+		var alg codec.Algorithm
+		c.scratch, alg, err = c.enc.AppendHydraBinary(c.scratch[:0], data)
+		switch alg {
+		case codec.None:
+			return rec, nil
+		case codec.M2M:
+			rec.Encoding = container.M2M
+		case codec.TokenNative:
+			rec.Encoding = container.TokenNative
+		case codec.Brotli:
+			rec.Encoding = container.Brotli
+		}
 	}
 	if err != nil {
 		switch {
@@ -276,6 +289,8 @@ func (c *compressor) lines(b *batch) ([]byte, error) {
 			alg = codec.M2M
 		case c.o.Algorithm == Auto:
 			out, alg, err = c.enc.AppendAuto(out, data)
+		case c.o.Algorithm == Hydra:
+			out, alg, err = c.enc.AppendHydra(out, data)
 		case c.o.Algorithm == M2M || c.o.Algorithm == TokenNative:
 			alg = codec.M2M
 			if c.o.Algorithm == TokenNative {

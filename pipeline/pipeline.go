@@ -69,20 +69,26 @@ const (
 	// default). A line the tokenizer refuses (every line, for Llama 3
 	// without its ranks) is stored raw.
 	TokenNative
+	// Hydra: for every line of valid UTF-8, the format codec's Hydra
+	// model predicts to be smallest (raw, TokenNative or Brotli in a
+	// container, their string forms in FormatLines; see
+	// codec.Encoder.AppendHydra). In a secured corpus it writes what Auto
+	// does, since only frames and raw lines can be sealed.
+	Hydra
 )
 
 func (a Algorithm) String() string {
-	return [...]string{"auto", "m2m", "brotli", "tokennative"}[a]
+	return [...]string{"auto", "m2m", "brotli", "tokennative", "hydra"}[a]
 }
 
 // ParseAlgorithm parses a name as String writes it.
 func ParseAlgorithm(s string) (Algorithm, error) {
-	for a := Auto; a <= TokenNative; a++ {
+	for a := Auto; a <= Hydra; a++ {
 		if a.String() == s {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("pipeline: unknown algorithm %q (auto, m2m, brotli, tokennative)", s)
+	return 0, fmt.Errorf("pipeline: unknown algorithm %q (auto, m2m, brotli, tokennative, hydra)", s)
 }
 
 // Format is the layout of compressed output.

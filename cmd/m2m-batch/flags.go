@@ -99,7 +99,7 @@ Compression:
       --model-memory M  --max's model memory per worker in MiB, 1-512
                         (default 384)
       --format F        container (default) or lines (a wire string a line)
-      --algorithm A     auto (default), m2m, brotli or tokennative
+      --algorithm A     auto (default), m2m, brotli, tokennative or hydra
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
       --llama3-tokenizer PATH
                         Llama 3 ranks (original/tokenizer.model)

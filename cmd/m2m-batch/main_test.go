@@ -230,7 +230,7 @@ var nasty = map[string]string{
 func TestNasty(t *testing.T) {
 	dir := t.TempDir()
 	for name, in := range nasty {
-		for _, alg := range []string{"auto", "m2m", "brotli", "tokennative"} {
+		for _, alg := range []string{"auto", "m2m", "brotli", "tokennative", "hydra"} {
 			packed := ok(t, dir, []byte(in), "-q", "--verify", "--algorithm", alg).stdout
 			if got := ok(t, dir, []byte(packed), "-d").stdout; got != in {
 				t.Errorf("%s, %s: got back %q", name, alg, got)
