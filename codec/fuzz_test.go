@@ -72,8 +72,9 @@ func FuzzDecodeWire(f *testing.F) {
 	})
 }
 
-// FuzzRoundTrip encodes arbitrary text in every format that accepts it:
-// decoding must give it back, byte for byte.
+// FuzzRoundTrip encodes arbitrary text in every format that accepts it,
+// and as auto-selection and Hydra choose: decoding must give it back, byte
+// for byte.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte(testRequest))
 	f.Add([]byte(testResponse))
@@ -94,6 +95,31 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if back, a, err := dec.AppendDecode(nil, wire); err != nil || a != alg || !bytes.Equal(back, text) {
 			t.Fatalf("auto (%v) wire of %q decodes to %q, %v, %v", alg, text, back, a, err)
+		}
+		wire, alg, err = enc.AppendHydra(nil, text)
+		if err != nil {
+			t.Fatalf("hydra refuses %q, which auto takes: %v", text, err)
+		}
+		if back, a, err := dec.AppendDecode(nil, wire); err != nil || a != alg || !bytes.Equal(back, text) {
+			t.Fatalf("hydra (%v) wire of %q decodes to %q, %v, %v", alg, text, back, a, err)
+		}
+		bin, alg, err := enc.AppendHydraBinary(nil, text)
+		if err != nil {
+			t.Fatalf("hydra refuses %q in binary form: %v", text, err)
+		}
+		var back []byte
+		switch alg {
+		case None:
+			back = bin
+		case TokenNative:
+			back, err = dec.AppendTokenNativeBinary(nil, bin)
+		case Brotli:
+			back, err = dec.AppendBrotli(nil, bin)
+		default:
+			t.Fatalf("hydra chose %v in binary form", alg)
+		}
+		if err != nil || !bytes.Equal(back, text) {
+			t.Fatalf("hydra (%v) binary form of %q decodes to %q, %v", alg, text, back, err)
 		}
 	})
 }
