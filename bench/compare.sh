@@ -76,6 +76,7 @@ echo
 echo "| tool | ratio | compress s | MB/s | RSS MB | decompress s | MB/s | RSS MB |"
 echo "|---|---|---|---|---|---|---|---|"
 row "m2m-batch -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
+row "m2m-batch --algorithm hydra -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --algorithm hydra -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 row "m2m-batch --archive -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 row "m2m-batch --archive -4 -T0${M2M_ARGS:+ $M2M_ARGS}" "$m2m -q -f --archive -4 -T0 ${M2M_ARGS:-} -o $work/packed $in" "$m2m -q -d -c -T0 $work/packed"
 if [ "${MAX:-1}" != 0 ]; then
@@ -127,6 +128,7 @@ echo "Commands (FILE is the input):"
 echo
 echo '```'
 echo "m2m-batch -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
+echo "m2m-batch --algorithm hydra -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "m2m-batch --archive -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "m2m-batch --archive -4 -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
 echo "m2m-batch --max -T0 ${M2M_ARGS:-} -o OUT FILE; m2m-batch -d -c -T0 OUT"
