@@ -8,13 +8,13 @@
 # [min-max] of wall time, MB/s of JSONL, and CPU time (which other load on
 # the machine disturbs less than wall time).
 #
-# Usage: bash beam/bench.sh [CORPUS]   (default /work/shared/corpus/dev100.jsonl)
+# Usage: bash beam/bench.sh [CORPUS]   (default $M2M_CORPUS, else the embedded sample)
 # Knobs: ROUNDS (default 5), FILES (default 8), WORK (default a new temporary
 # directory, removed at the end).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-corpus=$(realpath "${1:-/work/shared/corpus/dev100.jsonl}")
+corpus=$(realpath "${1:-${M2M_CORPUS:-../internal/sample/sample.jsonl}}")
 rounds=${ROUNDS:-5}
 nfiles=${FILES:-8}
 work=${WORK:-}

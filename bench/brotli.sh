@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # brotli.sh [FILE]: the Brotli encoders and decoders, one record at a time
-# on one core, on the records of FILE (default ../shared/corpus/dev.jsonl):
+# on one core, on the records of FILE (default $M2M_CORPUS, else the embedded sample):
 # codec's BenchmarkBrotli (go-brrr, which the codec uses; andybalholm/brotli's
 # Writer and NewWriterV2; their decoders) and, in the same run, C libbrotli's
 # one-shot BrotliEncoderCompress and BrotliDecoderDecompress (cbrotli/oneshot.c,
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-in=$(realpath "${1:-../shared/corpus/dev.jsonl}")
+in=$(realpath "${1:-${M2M_CORPUS:-internal/sample/sample.jsonl}}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

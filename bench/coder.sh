@@ -5,7 +5,7 @@
 # one stream of an archive; with no FILE, the strings stream of
 # M2M_CORPUS's archive (dumped by archive's TestDumpStreams).
 #
-#	M2M_CORPUS=../shared/corpus/dev.jsonl bash bench/coder.sh > coder.md
+#	M2M_CORPUS=$CORPORA/dev.jsonl bash bench/coder.sh > coder.md
 #
 # Knobs: RUNS (timed runs per command, best kept; default 2).
 set -euo pipefail

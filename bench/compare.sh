@@ -5,7 +5,7 @@
 # Go version and the exact commands. Tools that are not installed are listed
 # as such. Needs Go and /usr/bin/time (GNU time, for peak RSS).
 #
-#	bash bench/compare.sh ../shared/corpus/dev.jsonl > table.md
+#	bash bench/compare.sh $CORPORA/dev.jsonl > table.md
 #
 # Knobs: RUNS (timed runs per command, best kept; default 3), M2M_ARGS
 # (extra flags for every m2m-batch row), SLOW=0 (leave out the slowest

@@ -6,7 +6,7 @@
 // frame carries, without the frame) and with a fresh writer per record
 // (the naive baseline). The corpus is M2M_CORPUS, else the embedded sample.
 //
-//	M2M_CORPUS=../shared/corpus/dev.jsonl go test ./bench -run '^$' -bench . -count 6 > new.txt
+//	M2M_CORPUS=$CORPORA/dev.jsonl go test ./bench -run '^$' -bench . -count 6 > new.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /codec new.txt
 //
 // compare.sh times the system's zstd, brotli and gzip commands against

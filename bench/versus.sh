@@ -5,7 +5,7 @@
 # benchmark format (build=old is REV, build=new the working tree), wall and
 # CPU time (user and system: what the run costs, whatever else shares the
 # cores), then the medians and new/old. FILE defaults to
-# ../shared/corpus/dev.jsonl. Needs GNU time.
+# $M2M_CORPUS, else the embedded sample. Needs GNU time.
 #
 #	bash bench/versus.sh main > versus.txt
 #	go run golang.org/x/perf/cmd/benchstat@latest -col /build versus.txt
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rev=${1:?usage: versus.sh REV [FILE]}
-in=${2:-../shared/corpus/dev.jsonl}
+in=${2:-${M2M_CORPUS:-internal/sample/sample.jsonl}}
 runs=${RUNS:-10}
 args=${ARGS:--T0}
 work=$(mktemp -d)

@@ -4,14 +4,14 @@
 # profile was recorded from, alternating the two binaries, and print the
 # samples in Go benchmark format for benchstat:
 #
-#	bash profiles/compare.sh ../shared/corpus/dev.jsonl > /tmp/pgo.txt
+#	bash profiles/compare.sh $CORPORA/dev.jsonl > /tmp/pgo.txt
 #	go run golang.org/x/perf/cmd/benchstat@latest -col /pgo /tmp/pgo.txt
 #
 # RUNS sets the samples per binary and run (default 8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-in=${1:-../shared/corpus/dev.jsonl}
+in=${1:-${M2M_CORPUS:-internal/sample/sample.jsonl}}
 runs=${RUNS:-8}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -4,9 +4,9 @@
 # `go build` applies by default (-pgo=auto). The binary that records them is
 # built with -pgo=off so the profile describes unoptimised code paths.
 #
-#	bash profiles/gen.sh ../shared/corpus/dev.jsonl
+#	bash profiles/gen.sh $CORPORA/dev.jsonl
 #
-# Runs (CORPUS defaults to ../shared/corpus/dev.jsonl):
+# Runs (CORPUS defaults to $M2M_CORPUS, else the embedded sample):
 #   compress.pprof    three copies of CORPUS from standard input, one worker
 #                     (the per-record Brotli path, long enough for ~3 s of samples)
 #   tokennative.pprof CORPUS with --algorithm tokennative, one worker
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-in=${1:-../shared/corpus/dev.jsonl}
+in=${1:-${M2M_CORPUS:-internal/sample/sample.jsonl}}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -84,7 +84,7 @@ func oneLine(name string, text []byte) benchLines {
 }
 
 // corpusLines returns the lines of the JSONL corpus named by M2M_CORPUS (at
-// most its first 4 MiB; the dev corpus is /work/shared/corpus/dev.jsonl),
+// most its first 4 MiB; the dev corpus is $CORPORA/dev.jsonl),
 // else those of the sample embedded in the module.
 func corpusLines(t testing.TB) benchLines {
 	t.Helper()

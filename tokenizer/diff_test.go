@@ -77,7 +77,7 @@ func TestOracleSample(t *testing.T) {
 }
 
 // TestOracleCorpus compares every line of the JSONL file named by
-// M2M_CORPUS, such as the dev corpus /work/shared/corpus/dev.jsonl.
+// M2M_CORPUS, such as the dev corpus $CORPORA/dev.jsonl.
 func TestOracleCorpus(t *testing.T) {
 	path := os.Getenv("M2M_CORPUS")
 	if path == "" {

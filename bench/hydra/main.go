@@ -20,7 +20,7 @@
 // source:
 //
 //	go run ./bench/hydra -train -out internal/hydra/model.go \
-//	    internal/sample/sample.jsonl /work/shared/corpus/dev.jsonl /work/shared/corpus/dev100.jsonl
+//	    internal/sample/sample.jsonl $CORPORA/dev.jsonl $CORPORA/dev100.jsonl
 //
 // Training is deterministic: the same files give the same model.go.
 package main

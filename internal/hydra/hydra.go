@@ -9,7 +9,7 @@
 // model.go, which that tool writes:
 //
 //	go run ./bench/hydra -train -out internal/hydra/model.go \
-//	    internal/sample/sample.jsonl /work/shared/corpus/dev.jsonl /work/shared/corpus/dev100.jsonl
+//	    internal/sample/sample.jsonl $CORPORA/dev.jsonl $CORPORA/dev100.jsonl
 //
 // A decision is two dot products of a few dozen float32s: no allocation,
 // tens of nanoseconds. A decision tree fitted to the same objective came

@@ -70,7 +70,7 @@ func benchLines(b *testing.B, lines [][]byte, total int) {
 
 // BenchmarkScan measures the corpus named by M2M_CORPUS:
 //
-//	M2M_CORPUS=/work/shared/corpus/dev.jsonl go test ./internal/jsonscan -run '^$' -bench Scan -count 6
+//	M2M_CORPUS=$CORPORA/dev.jsonl go test ./internal/jsonscan -run '^$' -bench Scan -count 6
 func BenchmarkScan(b *testing.B) {
 	lines, total := corpusLines(b)
 	benchLines(b, lines, total)
