@@ -217,3 +217,66 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedule: Decode's order takes up every records block and store
+// frame once, records blocks in file order, and each store frame before
+// any records block that follows the frame before it of its kind (whose
+// records may refer to it).
+func TestSchedule(t *testing.T) {
+	packed, _ := write(t, sample.JSONL(), small, 1<<20)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var order []int
+	if err := r.schedule(func(b, _ int) error { order = append(order, b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	pos := map[int]int{}
+	for i, b := range order {
+		if _, dup := pos[b]; dup {
+			t.Fatalf("block %d taken up twice", b)
+		}
+		pos[b] = i
+	}
+	frames, lastRecords := 0, -1
+	for k, fs := range r.frames {
+		frames += len(fs)
+		for i, f := range fs {
+			if _, ok := pos[f.block]; !ok {
+				t.Fatalf("store frame %d (block %d) not taken up", i, f.block)
+			}
+			if i == 0 {
+				continue
+			}
+			// The first records block after frame i-1 in the file.
+			for b := fs[i-1].block + 1; b < f.block; b++ {
+				if r.ix.BlockRecords(b) > 0 {
+					if pos[f.block] > pos[b] {
+						t.Errorf("kind %d frame %d (block %d) after records block %d", k, i, f.block, b)
+					}
+					break
+				}
+			}
+		}
+	}
+	records := 0
+	for b := range r.ix.Blocks() {
+		if r.ix.BlockRecords(b) == 0 {
+			continue
+		}
+		records++
+		if p, ok := pos[b]; !ok || p < lastRecords {
+			t.Fatalf("records block %d out of order or missing", b)
+		} else {
+			lastRecords = p
+		}
+	}
+	if frames < 4 || records < 4 {
+		t.Fatalf("%d store frames, %d records blocks: too few to test", frames, records)
+	}
+	if len(order) != frames+records {
+		t.Fatalf("%d blocks taken up, want %d", len(order), frames+records)
+	}
+}

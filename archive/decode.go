@@ -50,9 +50,6 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 		records      int
 		lines, bytes int64
 	}
-	// Store frames by block, so that workers decode them as they come in
-	// the file: ahead of the records blocks that refer to them, which the
-	// writer puts before them.
 	stores := map[int]storeFrame{}
 	for _, fs := range r.frames {
 		for _, f := range fs {
@@ -61,15 +58,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 	}
 	err := flow.Ordered(ctx, workers, 2*workers, flowBudget,
 		func(ctx context.Context, emit func(int, int) error) error {
-			for b := range r.ix.Blocks() {
-				if _, store := stores[b]; !store && r.ix.BlockRecords(b) == 0 {
-					continue // the directory
-				}
-				if err := emit(b, 0); err != nil {
-					return err
-				}
-			}
-			return nil
+			return r.schedule(emit)
 		},
 		func(worker int, b int, send func(piece, int) error) error {
 			if f, ok := stores[b]; ok {
@@ -127,6 +116,50 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			return err
 		})
 	return c, err
+}
+
+// schedule emits the blocks Decode works on, records blocks in file order
+// and store frames one ahead of it. The writer closes a store frame when
+// it is full, so the records blocks written while it filled come before it
+// in the file and refer to it: frame k+1 of a kind is emitted where frame
+// k is in the file (frame 0 at the start), for workers to decode it while
+// others expand the records that come before it, instead of all of them
+// waiting for whichever took it up first. The cache holds one more frame
+// of each kind than it would in file order.
+func (r *Reader) schedule(emit func(int, int) error) error {
+	next := [2]int{} // of r.frames[k], the next to emit
+	ahead := func(k int) error {
+		if next[k] >= len(r.frames[k]) {
+			return nil
+		}
+		next[k]++
+		return emit(r.frames[k][next[k]-1].block, 0)
+	}
+	for k := range r.frames {
+		if err := ahead(k); err != nil {
+			return err
+		}
+	}
+	at := [2]int{} // of r.frames[k], the next to meet in the file
+	for b := range r.ix.Blocks() {
+		switch {
+		case at[0] < len(r.frames[0]) && r.frames[0][at[0]].block == b:
+			at[0]++
+			if err := ahead(0); err != nil {
+				return err
+			}
+		case at[1] < len(r.frames[1]) && r.frames[1][at[1]].block == b:
+			at[1]++
+			if err := ahead(1); err != nil {
+				return err
+			}
+		case r.ix.BlockRecords(b) > 0:
+			if err := emit(b, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 var piecePool sync.Pool // *[]byte
