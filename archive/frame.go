@@ -140,7 +140,6 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	// Header with room for the longest data length; moved up after.
 	start := len(dst)
 	dst = appendFrameHeader(dst, coderZstd, dictBlock, len(raw), 0)
-	hdr := len(dst) - start
 	dst = append(dst, make([]byte, binary.MaxVarintLen64-1)...)
 	at := len(dst)
 	dst = z.EncodeAll(raw, dst)
@@ -152,7 +151,6 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	h := appendFrameHeader(nil, coderZstd, dictBlock, len(raw), data)
 	copy(dst[start:], h)
 	n := copy(dst[start+len(h):], dst[at:])
-	_ = hdr
 	return dst[:start+len(h)+n], nil
 }
 
