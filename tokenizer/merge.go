@@ -95,13 +95,22 @@ func prefixKey(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
 // errBadRanks reports ranks that break what BPE needs of them.
 var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabulary")
 
-// newTables builds the tables of the first nRanks ids of v, and if splits
-// is not nil those of backtracking too. splits holds the split of each
-// token as computeSplits (merge_test.go) finds it: a byte's is itself, and
-// that of a token BPE never makes is noSplit. newTables checks that each
-// token is its split's bytes.
-func newTables(v *vocab, nRanks int, splits splitTable) (*bpeTables, error) {
-	if nRanks >= 1<<pairIDBits || splits != nil && len(splits) != 6*nRanks {
+// A layout is what the embedded ranks hold besides the tokens: the split
+// of every token as computeSplits (merge_test.go) finds it (a byte's is
+// itself, and that of a token BPE never makes is noSplit), and the orders
+// of the token table (all ranks) and of the pair table (the tokens BPE
+// merges from a split).
+type layout struct {
+	splits                splitTable
+	tokenOrder, pairOrder order
+}
+
+// newTables builds the tables of the first nRanks ids of v, and if l is not
+// nil those of backtracking too, laid out in l's orders; without l it
+// sorts the token table's slots itself. It checks that l is consistent,
+// but not that each token is its split's bytes (TestEmbeddedRanks does).
+func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
+	if nRanks >= 1<<pairIDBits || l != nil && len(l.splits) != 6*nRanks {
 		return nil, errBadRanks
 	}
 	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
@@ -109,72 +118,87 @@ func newTables(v *vocab, nRanks int, splits splitTable) (*bpeTables, error) {
 	// can be built at the same time.
 	var wg sync.WaitGroup
 	var splitsErr error
-	if splits != nil {
-		wg.Go(func() { splitsErr = t.setSplits(splits) })
+	var ord order
+	if l != nil {
+		wg.Go(func() { splitsErr = t.setSplits(l.splits, l.pairOrder) })
+		ord = l.tokenOrder
+	} else {
+		ord = tokenOrder(v, nRanks)
 	}
-	t.tokens = newTokenTable(v, nRanks, new(buildScratch))
-	wg.Wait()
-	if splitsErr != nil {
-		return nil, splitsErr
+	tokens, ok := newTokenTable(v, nRanks, ord)
+	if !ok {
+		wg.Wait()
+		return nil, fmt.Errorf("%w: the token table's order is wrong", errBadRanks)
 	}
+	t.tokens = tokens
 	for k := range t.prefixes {
 		t.prefixes[k].tok = noRank
 	}
 	seen := 0
+	var splits splitTable
+	if l != nil {
+		splits = l.splits
+		t.longLens = map[uint16]*[3]uint32{}
+	}
 	for id := range uint32(nRanks) {
-		switch tok := v.token(id); len(tok) {
+		tok := v.token(id)
+		switch len(tok) {
 		case 0:
+			wg.Wait()
 			return nil, fmt.Errorf("%w: token %d is empty", errBadRanks, id)
 		case 1:
 			t.byTok[tok[0]] = id
 			seen++
+			continue
 		case 2:
 			t.prefixes[prefixKey(tok)].tok = id
 		}
+		if splits == nil || !splits.made(id) {
+			continue
+		}
+		p := &t.prefixes[prefixKey(tok)]
+		switch l := len(tok); {
+		case l > 33:
+			p.lens |= longBit
+			if t.longLens[prefixKey(tok)] == nil {
+				t.longLens[prefixKey(tok)] = new([3]uint32)
+			}
+			t.longLens[prefixKey(tok)][(l-34)/32] |= 1 << ((l - 34) % 32)
+		case l > 2:
+			p.lens |= 1 << (l - 3)
+		}
+	}
+	wg.Wait()
+	if splitsErr != nil {
+		return nil, splitsErr
 	}
 	if seen != 256 {
 		return nil, fmt.Errorf("%w: not every byte is a token", errBadRanks)
 	}
-	if splits == nil {
-		return t, nil
-	}
-	t.longLens = map[uint16]*[3]uint32{}
-	for id := range uint32(nRanks) {
-		tok := v.token(id)
-		if len(tok) >= 2 && splits.made(id) {
-			p := &t.prefixes[prefixKey(tok)]
-			switch l := len(tok); {
-			case l > 33:
-				p.lens |= longBit
-				if t.longLens[prefixKey(tok)] == nil {
-					t.longLens[prefixKey(tok)] = new([3]uint32)
-				}
-				t.longLens[prefixKey(tok)][(l-34)/32] |= 1 << ((l - 34) % 32)
-			case l > 2:
-				p.lens |= 1 << (l - 3)
-			}
-		}
-	}
 	return t, nil
 }
 
-// setSplits takes splits as computeSplits finds them. It checks only that
-// every part is a token of lower rank, which is all the encoder needs to
-// stay within its tables: that each token is its parts' bytes,
-// TestEmbeddedRanks checks.
-func (t *bpeTables) setSplits(splits splitTable) error {
-	var merged []uint32 // the tokens that have a split
+// setSplits takes splits as computeSplits finds them, and the order of
+// the pair table. It checks only that every part is a token of lower rank,
+// which is all the encoder needs to stay within its tables: that each
+// token is its parts' bytes, TestEmbeddedRanks checks.
+func (t *bpeTables) setSplits(splits splitTable, ord order) error {
+	merged := 0 // the tokens that have a split
 	for id := range uint32(len(splits) / 6) {
 		l, r := splits.left(id), splits.right(id)
 		switch {
 		case l < id && r < id:
-			merged = append(merged, id)
+			merged++
 		case l == noSplit && r == noSplit || l == id && r == id && len(t.vocab.token(id)) == 1:
 		default:
 			return fmt.Errorf("%w: token %d: bad split", errBadRanks, id)
 		}
 	}
-	t.pairs = newPairTable(splits, merged, new(buildScratch))
+	pairs, ok := newPairTable(splits, len(splits)/6, ord)
+	if !ok || ord.len() != merged {
+		return fmt.Errorf("%w: the pair table's order is wrong", errBadRanks)
+	}
+	t.pairs = pairs
 	t.splits = splits
 	return nil
 }

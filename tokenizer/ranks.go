@@ -15,17 +15,28 @@ import (
 )
 
 // The ranks of cl100k_base and o200k_base, as published by OpenAI with
-// tiktoken (MIT licence), with the split of each token (see merge.go), in
-// the binary form of decodeRanks, zstd-compressed. TestEmbeddedRanks checks
-// that they are the published files, whose SHA-256 is spec.sha256, and
-// that the splits are those computeSplits finds; with -update it writes
-// them anew.
+// tiktoken (MIT licence), in two files each (see decodeRanks): the tokens,
+// zstd-compressed, and the layout of the tables, with the split of each
+// token (see merge.go). TestEmbeddedRanks checks that the tokens are the
+// published files, whose SHA-256 is spec.sha256, and that the layout is
+// what computeSplits and the tables find; with -update it writes both
+// anew.
 var (
 	//go:embed ranks/cl100k_base.bpe.zst
 	cl100kZst []byte
+	//go:embed ranks/cl100k_base.layout
+	cl100kLayout []byte
 	//go:embed ranks/o200k_base.bpe.zst
 	o200kZst []byte
+	//go:embed ranks/o200k_base.layout
+	o200kLayout []byte
 )
+
+// rankFiles are the embedded files of each encoding.
+var rankFiles = map[Encoding]struct{ zst, layout []byte }{
+	Cl100kBase: {cl100kZst, cl100kLayout},
+	O200kBase:  {o200kZst, o200kLayout},
+}
 
 // A spec is everything about an encoding except its ranks.
 type spec struct {
@@ -157,10 +168,10 @@ func addSpecials(v *vocab, specials map[uint32]string, n int) {
 	v.data = append(v.data, make([]byte, decodeWord-1)...)
 }
 
-// newBPE returns the tokenizer of s over v; it backtracks if splits (see
+// newBPE returns the tokenizer of s over v; it backtracks if l (see
 // newTables) is not nil, else it merges as tiktoken does (rankmerge.go).
-func newBPE(s *spec, v *vocab, splits splitTable) (*bpe, error) {
-	t, err := newTables(v, s.nRanks, splits)
+func newBPE(s *spec, v *vocab, l *layout) (*bpe, error) {
+	t, err := newTables(v, s.nRanks, l)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", err, s.enc)
 	}
@@ -173,25 +184,35 @@ func newBPE(s *spec, v *vocab, splits splitTable) (*bpe, error) {
 	}, nil
 }
 
-// The binary form of the embedded ranks, before compression, with n ranks:
+// The embedded ranks of an encoding with n ranks, of which m have a split
+// (see layout), are two files, with numbers little-endian. The tokens,
+// ranks/<encoding>.bpe.zst, are zstd-compressed:
 //
-//	n         4 bytes, little-endian
+//	n         4 bytes
 //	lengths   n bytes: the length of each token, in rank order
-//	splits    n × 6 bytes: the splitTable
 //	tokens    the bytes of the tokens, in rank order
 //
-// Reading it takes a few milliseconds, against tens for the published
-// base64 text and the search for the splits.
+// The layout, ranks/<encoding>.layout, is stored as it is, since ids
+// compress little (by 15 to 30 %), and read in place, without a copy:
+//
+//	splits    n × 6 bytes: the splitTable
+//	order     n × 3 bytes: the order of the token table
+//	m         4 bytes
+//	order     m × 3 bytes: the order of the pair table
+//
+// Loading them sorts and searches nothing: the tables are laid out in the
+// stored orders, each in one pass that checks it.
 
-// decodeRanks reads the binary form of s's ranks. The vocabulary it
-// returns has the special ids too; it and the splits share b's memory.
-func decodeRanks(s *spec, b []byte) (*vocab, splitTable, error) {
+// decodeRanks reads s's ranks: tokens, decompressed, and the layout lay.
+// The vocabulary it returns has the special ids too; it shares the memory
+// of tokens, and the layout that of lay.
+func decodeRanks(s *spec, tokens, lay []byte) (*vocab, *layout, error) {
 	bad := fmt.Errorf("tokenizer: embedded %v ranks are corrupt", s.enc)
-	if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) != s.nRanks || len(b) < 4+7*s.nRanks {
+	n := s.nRanks
+	if len(tokens) < 4+n || int(binary.LittleEndian.Uint32(tokens)) != n || len(lay) < 9*n+4 {
 		return nil, nil, bad
 	}
-	n := s.nRanks
-	lengths, splits, data := b[4:4+n], splitTable(b[4+n:4+7*n]), b[4+7*n:]
+	lengths, data := tokens[4:4+n], tokens[4+n:]
 	v := &vocab{offs: make([]uint32, n+1, s.enc.NVocab()+1)}
 	for id, l := range lengths {
 		v.offs[id+1] = v.offs[id] + uint32(l)
@@ -201,44 +222,51 @@ func decodeRanks(s *spec, b []byte) (*vocab, splitTable, error) {
 	}
 	v.data = data
 	addSpecials(v, s.specials, s.enc.NVocab())
-	return v, splits, nil
+	l := &layout{splits: splitTable(lay[:6*n]), tokenOrder: order(lay[6*n : 9*n])}
+	if m := binary.LittleEndian.Uint32(lay[9*n:]); uint64(len(lay)) != uint64(9*n+4)+3*uint64(m) {
+		return nil, nil, bad
+	}
+	l.pairOrder = order(lay[9*n+4:])
+	return v, l, nil
 }
 
 // embeddedRanks are ranks built into the package.
 type embeddedRanks struct {
 	vocab  *vocab
-	splits splitTable
+	layout *layout
 }
 
-// embedded returns a loader of the ranks built into the package, which
+// embedded returns a loader of the ranks of s built into the package, which
 // decompresses and reads them once, on first use.
-func embedded(s *spec, zst []byte) func() (*embeddedRanks, error) {
+func embedded(s *spec) func() (*embeddedRanks, error) {
 	return sync.OnceValues(func() (*embeddedRanks, error) {
+		zst := rankFiles[s.enc].zst
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, err
 		}
 		defer d.Close()
-		// Room for the specials, which addSpecials appends to the tokens.
+		// Room for the specials and the padding, which addSpecials appends
+		// to the tokens.
 		var h zstd.Header
 		if err := h.Decode(zst); err != nil || !h.HasFCS || h.FrameContentSize > 16<<20 {
 			return nil, fmt.Errorf("tokenizer: embedded %v ranks are corrupt", s.enc)
 		}
-		b, err := d.DecodeAll(zst, make([]byte, 0, int(h.FrameContentSize)+specialsLen(s.specials)))
+		b, err := d.DecodeAll(zst, make([]byte, 0, int(h.FrameContentSize)+specialsLen(s.specials)+decodeWord-1))
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer: embedded %v ranks: %w", s.enc, err)
 		}
-		v, splits, err := decodeRanks(s, b)
+		v, l, err := decodeRanks(s, b, rankFiles[s.enc].layout)
 		if err != nil {
 			return nil, err
 		}
-		return &embeddedRanks{v, splits}, nil
+		return &embeddedRanks{v, l}, nil
 	})
 }
 
 var (
-	cl100kRanks = embedded(cl100kSpec, cl100kZst)
-	o200kRanks  = embedded(o200kSpec, o200kZst)
+	cl100kRanks = embedded(cl100kSpec)
+	o200kRanks  = embedded(o200kSpec)
 )
 
 // defaults are the loaders behind Get.
@@ -253,5 +281,5 @@ func fromEmbedded(s *spec, load func() (*embeddedRanks, error)) (*bpe, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBPE(s, r.vocab, r.splits)
+	return newBPE(s, r.vocab, r.layout)
 }

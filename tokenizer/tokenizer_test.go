@@ -36,8 +36,7 @@ func complete(t testing.TB) []Tokenizer {
 // of Get.
 func freshEmbedded(t testing.TB, s *spec) Tokenizer {
 	t.Helper()
-	zst := map[*spec][]byte{cl100kSpec: cl100kZst, o200kSpec: o200kZst}[s]
-	tok, err := fromEmbedded(s, embedded(s, zst))
+	tok, err := fromEmbedded(s, embedded(s))
 	if err != nil {
 		t.Fatal(err)
 	}
