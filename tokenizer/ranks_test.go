@@ -120,17 +120,17 @@ func TestDecodeRanksCorrupt(t *testing.T) {
 	s := cl100kSpec
 	good, lay := encodeTokens(r.vocab, s.nRanks), rankFiles[s.enc].layout
 	for name, b := range map[string][2][]byte{
-		"empty":             {nil, lay},
-		"short":             {good[:100], lay},
-		"count":             {append(binary.LittleEndian.AppendUint32(nil, 7), good[4:]...), lay},
-		"truncated":         {good[:len(good)-1], lay},
-		"longer":            {append(bytes.Clone(good), 'x'), lay},
-		"bad length":        {append(append(bytes.Clone(good[:4]), 2), good[5:]...), lay},
-		"no layout":         {good, nil},
-		"layout truncated":  {good, lay[:len(lay)-1]},
-		"layout longer":     {good, append(bytes.Clone(lay), 0)},
-		"layout short":      {good, lay[:9*s.nRanks+3]},
-		"pair count":        {good, append(append(bytes.Clone(lay[:9*s.nRanks]), 0, 0, 0, 1), lay[9*s.nRanks+4:]...)},
+		"empty":            {nil, lay},
+		"short":            {good[:100], lay},
+		"count":            {append(binary.LittleEndian.AppendUint32(nil, 7), good[4:]...), lay},
+		"truncated":        {good[:len(good)-1], lay},
+		"longer":           {append(bytes.Clone(good), 'x'), lay},
+		"bad length":       {append(append(bytes.Clone(good[:4]), 2), good[5:]...), lay},
+		"no layout":        {good, nil},
+		"layout truncated": {good, lay[:len(lay)-1]},
+		"layout longer":    {good, append(bytes.Clone(lay), 0)},
+		"layout short":     {good, lay[:9*s.nRanks+3]},
+		"pair count":       {good, append(append(bytes.Clone(lay[:9*s.nRanks]), 0, 0, 0, 1), lay[9*s.nRanks+4:]...)},
 	} {
 		if _, _, err := decodeRanks(s, b[0], b[1]); err == nil {
 			t.Errorf("%s: no error", name)
