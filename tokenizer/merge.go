@@ -103,6 +103,9 @@ var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabular
 type layout struct {
 	splits                splitTable
 	tokenOrder, pairOrder order
+	// lengths, if not nil, are those of the tokens in tokenOrder, which
+	// lie in that order in the vocabulary's data (see newTokenTable).
+	lengths []byte
 }
 
 // newTables builds the tables of the first nRanks ids of v, and if l is not
@@ -118,14 +121,14 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 	// can be built at the same time.
 	var wg sync.WaitGroup
 	var splitsErr error
-	var ord order
+	ord, lengths := order(nil), []byte(nil)
 	if l != nil {
 		wg.Go(func() { splitsErr = t.setSplits(l.splits, l.pairOrder) })
-		ord = l.tokenOrder
+		ord, lengths = l.tokenOrder, l.lengths
 	} else {
 		ord = tokenOrder(v, nRanks)
 	}
-	tokens, ok := newTokenTable(v, nRanks, ord)
+	tokens, ok := newTokenTable(v, nRanks, ord, lengths)
 	if !ok {
 		wg.Wait()
 		return nil, fmt.Errorf("%w: the token table's order is wrong", errBadRanks)
@@ -292,7 +295,7 @@ func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
 
 // tokenLen returns the length of token id.
 func (t *bpeTables) tokenLen(id uint32) int {
-	return int(t.vocab.offs[id+1] - t.vocab.offs[id])
+	return int(t.vocab.locs[id] & 0xff)
 }
 
 // appendBPE appends the tokens of piece (not empty) to dst. done must have

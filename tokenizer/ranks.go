@@ -104,19 +104,30 @@ func llama3Specials() map[uint32]string {
 
 // A vocab maps every id of an encoding to its bytes.
 type vocab struct {
-	offs []uint32 // id i is data[offs[i]:offs[i+1]]; no token is empty, so an empty one is unused
-	data []byte   // the tokens, then decodeWord-1 bytes of padding
+	// locs holds where each token is in data: start<<8 | length. No token
+	// is empty, so an unused id has length 0.
+	locs []uint32
+	data []byte // the tokens, in any order, then decodeWord-1 bytes of padding
 }
+
+// maxVocabData bounds the length of a vocab's data, whose offsets take 24
+// bits in locs.
+const maxVocabData = 1 << 24
+
+// loc returns the location of a token of n bytes (1 to 255) that starts at
+// data[start] (below maxVocabData).
+func loc(start, n int) uint32 { return uint32(start)<<8 | uint32(n) }
 
 // token returns the bytes of id, or nil if id is unused or out of range.
 func (v *vocab) token(id uint32) []byte {
-	if int64(id) >= int64(len(v.offs))-1 {
+	if int64(id) >= int64(len(v.locs)) {
 		return nil
 	}
-	if t := v.data[v.offs[id]:v.offs[id+1]]; len(t) > 0 {
-		return t
+	l := v.locs[id]
+	if l&0xff == 0 {
+		return nil
 	}
-	return nil
+	return v.data[l>>8 : l>>8+l&0xff]
 }
 
 // parseRanks checks file against s.sha256 and parses it: one line
@@ -126,22 +137,22 @@ func parseRanks(s *spec, file []byte) (*vocab, error) {
 	if sum := sha256.Sum256(file); hex.EncodeToString(sum[:]) != s.sha256 {
 		return nil, fmt.Errorf("%w: %v ranks must hash to %s, got %x", ErrRanksMismatch, s.enc, s.sha256, sum)
 	}
-	v := &vocab{offs: make([]uint32, 1, s.enc.NVocab()+1), data: make([]byte, 0, len(file)/2)}
+	v := &vocab{locs: make([]uint32, 0, s.enc.NVocab()), data: make([]byte, 0, len(file)/2)}
 	var want []byte
 	for line := range bytes.Lines(file) {
 		b64, rank, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(" "))
-		id := len(v.offs) - 1
+		id := len(v.locs)
 		if want = strconv.AppendInt(want[:0], int64(id), 10); !ok || !bytes.Equal(rank, want) {
 			return nil, fmt.Errorf("tokenizer: %v ranks: line %d is not %q", s.enc, id+1, "base64 "+strconv.Itoa(id))
 		}
 		var err error
 		n := len(v.data)
-		if v.data, err = base64.StdEncoding.AppendDecode(v.data, b64); err != nil || len(v.data) == n {
+		if v.data, err = base64.StdEncoding.AppendDecode(v.data, b64); err != nil || len(v.data) == n || len(v.data)-n > 255 || len(v.data) >= maxVocabData/2 {
 			return nil, fmt.Errorf("tokenizer: %v ranks: line %d: bad token", s.enc, id+1)
 		}
-		v.offs = append(v.offs, uint32(len(v.data)))
+		v.locs = append(v.locs, loc(n, len(v.data)-n))
 	}
-	if n := len(v.offs) - 1; n != s.nRanks {
+	if n := len(v.locs); n != s.nRanks {
 		return nil, fmt.Errorf("tokenizer: %v ranks: %d tokens, want %d", s.enc, n, s.nRanks)
 	}
 	addSpecials(v, s.specials, s.enc.NVocab())
@@ -160,9 +171,10 @@ func specialsLen(specials map[uint32]string) int {
 // addSpecials extends v to n ids: the ids in specials get their text, all
 // others stay unused.
 func addSpecials(v *vocab, specials map[uint32]string, n int) {
-	for id := len(v.offs) - 1; id < n; id++ {
-		v.data = append(v.data, specials[uint32(id)]...)
-		v.offs = append(v.offs, uint32(len(v.data)))
+	for id := len(v.locs); id < n; id++ {
+		s := specials[uint32(id)]
+		v.locs = append(v.locs, loc(len(v.data), len(s)))
+		v.data = append(v.data, s...)
 	}
 	// AppendDecode copies short tokens 16 bytes at a time.
 	v.data = append(v.data, make([]byte, decodeWord-1)...)
@@ -186,11 +198,12 @@ func newBPE(s *spec, v *vocab, l *layout) (*bpe, error) {
 
 // The embedded ranks of an encoding with n ranks, of which m have a split
 // (see layout), are two files, with numbers little-endian. The tokens,
-// ranks/<encoding>.bpe.zst, are zstd-compressed:
+// ranks/<encoding>.bpe.zst, are zstd-compressed, in the order of the token
+// table (see order), in which the table reads them:
 //
 //	n         4 bytes
-//	lengths   n bytes: the length of each token, in rank order
-//	tokens    the bytes of the tokens, in rank order
+//	lengths   n bytes: the length of each token
+//	tokens    the bytes of the tokens
 //
 // The layout, ranks/<encoding>.layout, is stored as it is, since ids
 // compress little (by 15 to 30 %), and read in place, without a copy:
@@ -212,21 +225,32 @@ func decodeRanks(s *spec, tokens, lay []byte) (*vocab, *layout, error) {
 	if len(tokens) < 4+n || int(binary.LittleEndian.Uint32(tokens)) != n || len(lay) < 9*n+4 {
 		return nil, nil, bad
 	}
-	lengths, data := tokens[4:4+n], tokens[4+n:]
-	v := &vocab{offs: make([]uint32, n+1, s.enc.NVocab()+1)}
-	for id, l := range lengths {
-		v.offs[id+1] = v.offs[id] + uint32(l)
-	}
-	if int(v.offs[n]) != len(data) {
-		return nil, nil, bad
-	}
-	v.data = data
-	addSpecials(v, s.specials, s.enc.NVocab())
 	l := &layout{splits: splitTable(lay[:6*n]), tokenOrder: order(lay[6*n : 9*n])}
 	if m := binary.LittleEndian.Uint32(lay[9*n:]); uint64(len(lay)) != uint64(9*n+4)+3*uint64(m) {
 		return nil, nil, bad
 	}
 	l.pairOrder = order(lay[9*n+4:])
+	lengths, data := tokens[4:4+n], tokens[4+n:]
+	l.lengths = lengths
+	if len(data)+specialsLen(s.specials)+decodeWord > maxVocabData {
+		return nil, nil, bad
+	}
+	// The tokens lie in the order of the token table, which reads them in
+	// sequence.
+	v := &vocab{locs: make([]uint32, n, s.enc.NVocab()), data: data}
+	start := 0
+	for k, length := range lengths {
+		id := l.tokenOrder.at(k)
+		if int(id) >= n {
+			return nil, nil, bad
+		}
+		v.locs[id] = loc(start, int(length))
+		start += int(length)
+	}
+	if start != len(data) {
+		return nil, nil, bad
+	}
+	addSpecials(v, s.specials, s.enc.NVocab())
 	return v, l, nil
 }
 

@@ -34,10 +34,14 @@ func publishedText(v *vocab, n int) []byte {
 // reads, before compression.
 func encodeTokens(v *vocab, n int) []byte {
 	b := binary.LittleEndian.AppendUint32(nil, uint32(n))
-	for id := range n {
-		b = append(b, byte(len(v.token(uint32(id)))))
+	ord := tokenOrder(v, n)
+	for k := range n {
+		b = append(b, byte(len(v.token(ord.at(k)))))
 	}
-	return append(b, v.data[:v.offs[n]]...)
+	for k := range n {
+		b = append(b, v.token(ord.at(k))...)
+	}
+	return b
 }
 
 // encodeLayout writes the layout of the first n ranks of v, whose splits
@@ -147,12 +151,12 @@ func TestDecodeRanksCorrupt(t *testing.T) {
 	}
 	tokOrd, pairOrd := lay[6*n:9*n], lay[9*n+4:]
 	for name, l := range map[string]*layout{
-		"token order":     {r.layout.splits, swap(tokOrd, 0, n-1), pairOrd},
-		"token repeated":  {r.layout.splits, append(bytes.Clone(tokOrd[:3*n-3]), tokOrd[:3]...), pairOrd},
-		"pair order":      {r.layout.splits, tokOrd, swap(pairOrd, 0, len(pairOrd)/3-1)},
-		"pair repeated":   {r.layout.splits, tokOrd, append(bytes.Clone(pairOrd[:len(pairOrd)-3]), pairOrd[:3]...)},
-		"pair missing":    {r.layout.splits, tokOrd, pairOrd[:len(pairOrd)-3]},
-		"split of higher": {append(bytes.Clone(r.layout.splits[:6*1000]), append([]byte{0xff, 0xff, 0x00}, r.layout.splits[6*1000+3:]...)...), tokOrd, pairOrd},
+		"token order":     {r.layout.splits, swap(tokOrd, 0, n-1), pairOrd, nil},
+		"token repeated":  {r.layout.splits, append(bytes.Clone(tokOrd[:3*n-3]), tokOrd[:3]...), pairOrd, nil},
+		"pair order":      {r.layout.splits, tokOrd, swap(pairOrd, 0, len(pairOrd)/3-1), nil},
+		"pair repeated":   {r.layout.splits, tokOrd, append(bytes.Clone(pairOrd[:len(pairOrd)-3]), pairOrd[:3]...), nil},
+		"pair missing":    {r.layout.splits, tokOrd, pairOrd[:len(pairOrd)-3], nil},
+		"split of higher": {append(bytes.Clone(r.layout.splits[:6*1000]), append([]byte{0xff, 0xff, 0x00}, r.layout.splits[6*1000+3:]...)...), tokOrd, pairOrd, nil},
 	} {
 		if _, err := newTables(r.vocab, n, l); err == nil {
 			t.Errorf("%s: no error", name)

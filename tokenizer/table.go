@@ -169,8 +169,11 @@ func tokenOrder(v *vocab, n int) order {
 }
 
 // newTokenTable returns the table of ids 0 to n-1 of v, laid out in ord,
-// or false if ord is not their order.
-func newTokenTable(v *vocab, n int, ord order) (*tokenTable, bool) {
+// or false if ord is not their order. If lengths is not nil, the tokens
+// lie in v.data in the order ord, from its start, with these lengths: the
+// table reads them in sequence, where looking up each id's would miss the
+// cache.
+func newTokenTable(v *vocab, n int, ord order, lengths []byte) (*tokenTable, bool) {
 	if ord.len() != n {
 		return nil, false
 	}
@@ -178,9 +181,16 @@ func newTokenTable(v *vocab, n int, ord order) (*tokenTable, bool) {
 	t := &tokenTable{shift: 64 - b, vocab: v, filter: newFilter(n)}
 	slots := make([]tokenSlot, 1<<b+1, 1<<b+64)
 	p := newPlacer(n)
+	start := 0
 	for k := range n {
 		id := ord.at(k)
-		tok := v.token(id)
+		var tok []byte
+		if lengths != nil {
+			tok = v.data[start : start+int(lengths[k])]
+			start += len(tok)
+		} else {
+			tok = v.token(id)
+		}
 		h, hash := headHash(tok)
 		i, ok := p.place(id, hash>>t.shift)
 		if !ok {
