@@ -117,68 +117,74 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 		return nil, errBadRanks
 	}
 	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
-	// The pair table and the token table take most of the time, and they
-	// can be built at the same time.
+	for k := range t.prefixes {
+		t.prefixes[k].tok = noRank
+	}
+	// The token table takes most of the time. The pair table and the
+	// lengths of the tokens BPE makes, which read the tokens out of the
+	// order they lie in, are built meanwhile.
 	var wg sync.WaitGroup
 	var splitsErr error
 	ord, lengths := order(nil), []byte(nil)
 	if l != nil {
-		wg.Go(func() { splitsErr = t.setSplits(l.splits, l.pairOrder) })
+		t.longLens = map[uint16]*[3]uint32{}
+		wg.Go(func() {
+			if splitsErr = t.setSplits(l.splits, l.pairOrder); splitsErr == nil {
+				t.setLens(nRanks)
+			}
+		})
 		ord, lengths = l.tokenOrder, l.lengths
 	} else {
 		ord = tokenOrder(v, nRanks)
 	}
 	tokens, ok := newTokenTable(v, nRanks, ord, lengths)
+	wg.Wait()
 	if !ok {
-		wg.Wait()
 		return nil, fmt.Errorf("%w: the token table's order is wrong", errBadRanks)
 	}
+	if splitsErr != nil {
+		return nil, splitsErr
+	}
 	t.tokens = tokens
-	for k := range t.prefixes {
-		t.prefixes[k].tok = noRank
-	}
 	seen := 0
-	var splits splitTable
-	if l != nil {
-		splits = l.splits
-		t.longLens = map[uint16]*[3]uint32{}
-	}
 	for id := range uint32(nRanks) {
-		tok := v.token(id)
-		switch len(tok) {
+		switch tok := v.token(id); len(tok) {
 		case 0:
-			wg.Wait()
 			return nil, fmt.Errorf("%w: token %d is empty", errBadRanks, id)
 		case 1:
 			t.byTok[tok[0]] = id
 			seen++
-			continue
 		case 2:
 			t.prefixes[prefixKey(tok)].tok = id
 		}
-		if splits == nil || !splits.made(id) {
-			continue
-		}
-		p := &t.prefixes[prefixKey(tok)]
-		switch l := len(tok); {
-		case l > 33:
-			p.lens |= longBit
-			if t.longLens[prefixKey(tok)] == nil {
-				t.longLens[prefixKey(tok)] = new([3]uint32)
-			}
-			t.longLens[prefixKey(tok)][(l-34)/32] |= 1 << ((l - 34) % 32)
-		case l > 2:
-			p.lens |= 1 << (l - 3)
-		}
-	}
-	wg.Wait()
-	if splitsErr != nil {
-		return nil, splitsErr
 	}
 	if seen != 256 {
 		return nil, fmt.Errorf("%w: not every byte is a token", errBadRanks)
 	}
 	return t, nil
+}
+
+// setLens records in prefixes (and longLens) the lengths of the tokens of
+// three bytes or more, below n, that BPE makes.
+func (t *bpeTables) setLens(n int) {
+	for id := range uint32(n) {
+		tok := t.vocab.token(id)
+		if len(tok) < 3 || !t.splits.made(id) {
+			continue
+		}
+		key := prefixKey(tok)
+		p := &t.prefixes[key]
+		switch l := len(tok); {
+		case l > 33:
+			p.lens |= longBit
+			if t.longLens[key] == nil {
+				t.longLens[key] = new([3]uint32)
+			}
+			t.longLens[key][(l-34)/32] |= 1 << ((l - 34) % 32)
+		default:
+			p.lens |= 1 << (l - 3)
+		}
+	}
 }
 
 // setSplits takes splits as computeSplits finds them, and the order of

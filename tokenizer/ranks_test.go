@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 var update = flag.Bool("update", false, "write the embedded ranks (ranks/*.bpe.zst) anew")
@@ -30,9 +28,10 @@ func publishedText(v *vocab, n int) []byte {
 	return b
 }
 
-// encodeTokens writes the first n ranks of v in the form decodeRanks
-// reads, before compression.
-func encodeTokens(v *vocab, n int) []byte {
+// encodeTokens writes the first n ranks of v, and the specials of s, in
+// the form decodeRanks reads.
+func encodeTokens(s *spec, v *vocab) []byte {
+	n := s.nRanks
 	b := binary.LittleEndian.AppendUint32(nil, uint32(n))
 	ord := tokenOrder(v, n)
 	for k := range n {
@@ -41,7 +40,10 @@ func encodeTokens(v *vocab, n int) []byte {
 	for k := range n {
 		b = append(b, v.token(ord.at(k))...)
 	}
-	return b
+	for id := n; id < s.enc.NVocab(); id++ {
+		b = append(b, s.specials[uint32(id)]...)
+	}
+	return append(b, make([]byte, decodeWord-1)...)
 }
 
 // encodeLayout writes the layout of the first n ranks of v, whose splits
@@ -99,13 +101,9 @@ func TestEmbeddedRanks(t *testing.T) {
 			}
 			continue
 		}
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			t.Fatal(err)
-		}
 		for path, b := range map[string][]byte{
-			filepath.Join("ranks", s.enc.String()+".bpe.zst"): enc.EncodeAll(encodeTokens(r.vocab, s.nRanks), nil),
-			filepath.Join("ranks", s.enc.String()+".layout"):  lay,
+			filepath.Join("ranks", s.enc.String()+".tokens"): encodeTokens(s, r.vocab),
+			filepath.Join("ranks", s.enc.String()+".layout"): lay,
 		} {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
@@ -122,14 +120,15 @@ func TestDecodeRanksCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := cl100kSpec
-	good, lay := encodeTokens(r.vocab, s.nRanks), rankFiles[s.enc].layout
+	good, lay := rankFiles[s.enc].tokens, rankFiles[s.enc].layout
 	for name, b := range map[string][2][]byte{
 		"empty":            {nil, lay},
 		"short":            {good[:100], lay},
 		"count":            {append(binary.LittleEndian.AppendUint32(nil, 7), good[4:]...), lay},
 		"truncated":        {good[:len(good)-1], lay},
+		"special":          {append(bytes.Clone(good[:len(good)-decodeWord]), 'x'), lay},
 		"longer":           {append(bytes.Clone(good), 'x'), lay},
-		"bad length":       {append(append(bytes.Clone(good[:4]), 2), good[5:]...), lay},
+		"bad length":       {append(append(bytes.Clone(good[:4]), good[4]+1), good[5:]...), lay},
 		"no layout":        {good, nil},
 		"layout truncated": {good, lay[:len(lay)-1]},
 		"layout longer":    {good, append(bytes.Clone(lay), 0)},
