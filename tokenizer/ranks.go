@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-
 )
 
 // The ranks of cl100k_base and o200k_base, as published by OpenAI with
