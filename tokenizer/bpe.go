@@ -66,8 +66,7 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		piece := text[i:e]
 		// A piece that is a token is that token. The pieces of one or two
 		// bytes, common in code and in random text, are found in the
-		// small tables of bytes and of pairs of bytes; longer ones in the
-		// token table, unless mayBeToken rules them out.
+		// small tables of bytes and of pairs of bytes.
 		switch len(piece) {
 		case 1:
 			dst = append(dst, tb.byTok[piece[0]])
@@ -82,9 +81,6 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 			i = e
 			continue
 		default:
-			if !tb.mayBeToken(piece) {
-				break // most pieces of random text
-			}
 			if id, ok := tb.tokens.lookupIn(text, i, e); ok {
 				dst = append(dst, id)
 				i = e

@@ -59,22 +59,10 @@ type bpeTables struct {
 	prefixes *[1 << 16]prefix
 	longLens map[uint16]*[3]uint32 // lengths l from 34 to 129 at bit l-34
 	// lens3 narrows prefixes' lengths by the first three bytes: the
-	// lengths of the tokens whose first three bytes hash to the same slot,
-	// as in prefix.lens. Two bytes say little of a character of three
-	// (CJK): 64 characters share them.
+	// lengths of the tokens BPE makes whose first three bytes hash to the
+	// same slot, as in prefix.lens. Two bytes say little of a character of
+	// three (CJK): 64 characters share them.
 	lens3 *[1 << lens3Bits]uint32
-}
-
-// mayBeToken reports whether b (of three bytes or more) may be a token:
-// whether a token has its length and first three bytes. It answers most
-// pieces of random text that are no token from memory that stays in
-// cache, where probing the token table would miss it.
-func (t *bpeTables) mayBeToken(b []byte) bool {
-	bit := uint32(longBit)
-	if len(b) <= 33 {
-		bit = 1 << (len(b) - 3)
-	}
-	return t.prefixes[prefixKey(b)].lens&t.lens3[lens3Key(b)]&bit != 0
 }
 
 // lens3Bits is the number of index bits of lens3.
@@ -106,8 +94,9 @@ func (s splitTable) made(id uint32) bool { return s.left(id) != noSplit }
 // A prefix describes the tokens that start with two given bytes.
 type prefix struct {
 	tok uint32 // the token of the two bytes, or noRank
-	// lens holds the lengths l of the tokens from 3 to 33 bytes, at bit
-	// l-3, and longBit if there are longer ones.
+	// lens holds the lengths l of the tokens that BPE makes (that have a
+	// split) from 3 to 33 bytes, at bit l-3, and longBit if there are
+	// longer ones.
 	lens uint32
 }
 
@@ -145,14 +134,18 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 		t.prefixes[k].tok = noRank
 	}
 	// The token table takes most of the time. The pair table and the
-	// lengths of the tokens, which read the tokens out of the order they
-	// lie in, are built meanwhile.
+	// lengths of the tokens BPE makes, which read the tokens out of the
+	// order they lie in, are built meanwhile.
 	var wg sync.WaitGroup
-	wg.Go(func() { t.setLens(nRanks) })
 	var splitsErr error
 	ord, lengths := order(nil), []byte(nil)
 	if l != nil {
-		wg.Go(func() { splitsErr = t.setSplits(l.splits, l.pairOrder) })
+		t.longLens = map[uint16]*[3]uint32{}
+		wg.Go(func() {
+			if splitsErr = t.setSplits(l.splits, l.pairOrder); splitsErr == nil {
+				t.setLens(nRanks)
+			}
+		})
 		ord, lengths = l.tokenOrder, l.lengths
 	} else {
 		ord = tokenOrder(v, nRanks)
@@ -185,13 +178,12 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 }
 
 // setLens records in prefixes (and longLens) and lens3 the lengths of the
-// tokens of three bytes or more below n.
+// tokens of three bytes or more, below n, that BPE makes.
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
-	t.longLens = map[uint16]*[3]uint32{}
 	for id := range uint32(n) {
 		tok := t.vocab.token(id)
-		if len(tok) < 3 {
+		if len(tok) < 3 || !t.splits.made(id) {
 			continue
 		}
 		key := prefixKey(tok)
