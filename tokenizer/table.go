@@ -211,7 +211,11 @@ func (t *tokenTable) lookup(b []byte) (uint32, bool) {
 }
 
 // lookupIn is lookup of text[i:e] (e > i), a piece, which reads the first
-// eight bytes at once when text has them.
+// eight bytes at once when text has them. Most pieces of prose and code
+// are tokens, but most of random text (base64, hex) are not, and the
+// filter answers those from memory that stays in cache, where a probe of
+// the table misses it on each: the worst case takes a third less time, for
+// a few per cent more on prose.
 func (t *tokenTable) lookupIn(text []byte, i, e int) (uint32, bool) {
 	if len(text)-i < 8 {
 		return t.lookup(text[i:e])
@@ -221,7 +225,7 @@ func (t *tokenTable) lookupIn(text []byte, i, e int) (uint32, bool) {
 	if n < 8 {
 		h &= 1<<(8*n) - 1
 	}
-	return t.probe(text[i:e], h, tokenHash(h, n, tail(text[i:e])))
+	return t.lookupHash(text[i:e], h, tokenHash(h, n, tail(text[i:e])))
 }
 
 // lookupHash is lookup of b, whose head is h and hash hash.
@@ -233,7 +237,7 @@ func (t *tokenTable) lookupHash(b []byte, h, hash uint64) (uint32, bool) {
 }
 
 // probe is lookupHash without the filter, for bytes that are likely a
-// token: the pieces of the split pattern.
+// token (see reachable).
 func (t *tokenTable) probe(b []byte, h, hash uint64) (uint32, bool) {
 	n := uint32(len(b))
 	for i := hash >> t.shift; ; i++ {
