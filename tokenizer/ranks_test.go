@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "write the embedded ranks (ranks/*.bpe.zst) anew")
+var update = flag.Bool("update", false, "write the embedded ranks (ranks/*.tokens, ranks/*.layout) anew")
 
 // publishedText returns the first n ranks of v as OpenAI publishes them:
 // "base64(token) SP rank" lines.
