@@ -229,7 +229,7 @@ func decodeRanks(s *spec, tokens, lay []byte) (*vocab, *layout, error) {
 	start := 0
 	for k, length := range lengths {
 		id := l.tokenOrder.at(k)
-		if int(id) >= n {
+		if int(id) >= n || length == 0 || length > maxTokenLen {
 			return nil, nil, bad
 		}
 		v.locs[id] = loc(start, int(length))

@@ -121,6 +121,14 @@ func TestDecodeRanksCorrupt(t *testing.T) {
 	}
 	s := cl100kSpec
 	good, lay := rankFiles[s.enc].tokens, rankFiles[s.enc].layout
+	// Lengths that keep their total: a token too long, and an empty one.
+	long, empty := bytes.Clone(good), bytes.Clone(good)
+	ls := long[4 : 4+s.nRanks]
+	for need, k := maxTokenLen+1-int(ls[0]), 1; need > 0; k++ {
+		d := min(need, int(ls[k])-1)
+		ls[0], ls[k], need = ls[0]+byte(d), ls[k]-byte(d), need-d
+	}
+	empty[4], empty[5] = empty[4]+empty[5], 0
 	for name, b := range map[string][2][]byte{
 		"empty":            {nil, lay},
 		"short":            {good[:100], lay},
@@ -129,6 +137,8 @@ func TestDecodeRanksCorrupt(t *testing.T) {
 		"special":          {append(bytes.Clone(good[:len(good)-decodeWord]), 'x'), lay},
 		"longer":           {append(bytes.Clone(good), 'x'), lay},
 		"bad length":       {append(append(bytes.Clone(good[:4]), good[4]+1), good[5:]...), lay},
+		"long token":       {long, lay},
+		"empty token":      {empty, lay},
 		"no layout":        {good, nil},
 		"layout truncated": {good, lay[:len(lay)-1]},
 		"layout longer":    {good, append(bytes.Clone(lay), 0)},
