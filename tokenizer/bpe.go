@@ -144,12 +144,12 @@ const decodeWord = 16
 // spare capacity, and then keeps only the token's bytes: that saves a call
 // to memmove per token, most of the time of decoding.
 func (t *bpe) AppendDecode(dst []byte, ids []uint32) ([]byte, error) {
-	offs, data := t.vocab.offs, t.vocab.data
+	locs, data := t.vocab.locs, t.vocab.data
 	for i, id := range ids {
-		if int64(id) >= int64(len(offs))-1 || offs[id] == offs[id+1] {
+		if int64(id) >= int64(len(locs)) || locs[id]&0xff == 0 {
 			return dst, t.idError(i, id)
 		}
-		lo, hi := offs[id], offs[id+1]
+		lo, hi := locs[id]>>8, locs[id]>>8+locs[id]&0xff
 		if n := len(dst); hi-lo <= decodeWord && cap(dst)-n >= decodeWord {
 			*(*[decodeWord]byte)(dst[n : n+decodeWord]) = *(*[decodeWord]byte)(data[lo:])
 			dst = dst[:n+int(hi-lo)]
@@ -166,7 +166,7 @@ func (t *bpe) AppendDecode(dst []byte, ids []uint32) ([]byte, error) {
 
 func (t *bpe) DecodedLen(ids []uint32) (int, error) {
 	// A uint64 cannot overflow even on 32-bit platforms: ids fit in less
-	// than 2^48 bytes, and no token is 2^10 bytes long.
+	// than 2^48 bytes, and no token is 2^8 bytes long.
 	var n uint64
 	for i, id := range ids {
 		tok := t.vocab.token(id)

@@ -26,7 +26,9 @@
 //     character class, with a table lookup per ASCII byte and a fast path
 //     for ASCII words (split.go). Llama 3 splits as cl100k_base does.
 //   - A piece that is a token is that token: one of 256 bytes, one of the
-//     65,536 pairs of bytes, or found in a hash table.
+//     65,536 pairs of bytes, or found in a hash table, whose Bloom filter
+//     first rules out most pieces that are no token (which spares random
+//     text a cache miss per piece).
 //   - Other pieces are merged. tiktoken finds each merge by scanning all
 //     pairs of the piece, in time quadratic in its length. For cl100k_base
 //     and o200k_base, pieces of up to 16 bytes are merged that way, with
@@ -43,11 +45,18 @@
 // M2M_CORPUS, and under fuzzing. The package does not use it.
 //
 // The ranks of cl100k_base and o200k_base, as OpenAI publishes them, are
-// embedded in the package with the split of each token, zstd-compressed
-// (2.5 MB, in ranks/; TestEmbeddedRanks checks them against the SHA-256 of
-// the published files and writes them with -update). The first Get of an
-// encoding decompresses them and builds its tables; a program that never
-// tokenizes pays nothing. Nothing is ever downloaded.
+// embedded in the package with the split of each token and the order in
+// which the hash tables hold them (ranks/, 5.9 MB in all, uncompressed:
+// the ids compress by only 15-30 %, and the first Get then reads them in
+// place). TestEmbeddedRanks checks them against the SHA-256 of the
+// published files and against the splits and orders computed anew, and
+// writes them with
+//
+//	go test ./tokenizer -run TestEmbeddedRanks -update
+//
+// The first Get of an encoding lays its tables out in the stored orders,
+// one pass each, checking them (corrupt data is an error); a program that
+// never tokenizes pays nothing. Nothing is ever downloaded.
 //
 // # Llama 3 and its licence
 //
@@ -112,30 +121,37 @@
 //
 // # Performance and concurrency
 //
-// Measured on an AMD EPYC (Zen 3, 2 vCPUs shared with other work; go1.26.8)
-// against tiktoken-go in the same run (BenchmarkEncode, medians of 5), in
-// MiB/s of text, with the speed-up:
+// Measured on an AMD EPYC (Zen 3, 2 vCPUs shared with other work, load
+// 0.8-2; go1.26.8) against tiktoken-go in the same run (BenchmarkEncode,
+// medians of 6), in MiB/s of text, with the speed-up:
 //
 //	text                       cl100k_base        o200k_base
-//	dev corpus, line by line   56.9 (18.7x)       49.2 (20.0x)
-//	chat JSON                  79.3 (25.8x)       88.5 (34.9x)
-//	Go source                  56.5 (20.4x)       71.2 (31.4x)
-//	CJK chat JSON              35.1 (10.2x)       34.6 (9.7x)
+//	dev corpus, line by line   70.5 (18.2x)       59.5 (19.8x)
+//	chat JSON                  111.3 (28.1x)      102.8 (34.1x)
+//	Go source                  57.5 (16.0x)       71.7 (25.3x)
+//	CJK chat JSON              55.5 (10.1x)       56.9 (13.8x)
+//
+// The speed-ups depend on the load: tiktoken-go allocates for every token
+// and slows down more than we do when the cores are busy
+// (at a load of 2-4, Go source gave 20.4x and 31.4x, and CJK 10.2x and
+// 9.7x).
 //
 // tiktoken-go takes hours on a megabyte of one letter; the worst texts here
-// take (BenchmarkEncodeWorstCase, 1 MiB, and 4 MiB for linearity; the
-// slower figures when the machine was busier): one letter repeated 10-13
-// ms (37-43 ms for 4 MiB), random base64 42-67 ms (158-186 ms), random
-// Unicode characters 31-59 ms (122-147 ms); the backtracking needs a bit of
-// memory per byte of a piece. Llama 3 runs at
-// 52 MiB/s on the corpus; its heap merge takes 230 ms and about 40 bytes
-// of memory per byte for a megabyte of one letter.
+// take (BenchmarkEncodeWorstCase, medians of 6, 1 MiB and, for linearity,
+// 4 MiB): one letter repeated 8.8 ms (35-36 ms for 4 MiB), random base64
+// 26.8 and 23.8 ms (109 and 95 ms), random Unicode characters 21.4 and
+// 23.5 ms (86 and 94 ms); the backtracking needs a bit of memory per byte
+// of a piece. Llama 3 runs at 63 MiB/s on the corpus and 35 MiB/s on CJK;
+// its heap merge takes 212 ms and about 40 bytes of memory per byte for a
+// megabyte of one letter, and random base64 27 ms.
 //
 // With a reused dst, AppendEncode allocates nothing. The first Get of an
-// encoding takes 13-19 ms for cl100k_base and 30-40 ms for o200k_base, and
-// keeps about 16 and 31 MB. Decoding runs at about 1.2 GB/s (300 million
-// tokens/s), 10 times tiktoken-go, and allocates nothing when dst has
-// room. An id of three bytes on the wire can stand for a token of 128
+// encoding, in a fresh process, takes 7.7-10.9 ms for cl100k_base and
+// 12.6-17.6 ms for o200k_base (22-23 ms at a load of 2-2.5, most of it the
+// kernel mapping fresh memory), and keeps 6.7 and 12.6 MB of heap besides
+// the 1.9 and 4.0 MB of embedded data. Decoding runs at about 1.2 GB/s (325
+// million tokens/s), 8 times tiktoken-go, and allocates nothing when dst
+// has room. An id of three bytes on the wire can stand for a token of 128
 // bytes, so callers that bound the text measure it first with DecodedLen,
 // which allocates nothing. Tokenizers are safe for concurrent use.
 package tokenizer

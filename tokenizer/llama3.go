@@ -93,10 +93,15 @@ func llama3DecodeOnly() (*bpe, error) {
 	if err != nil {
 		return nil, err
 	}
+	// cl100k_base's specials follow its ranks' tokens.
 	cl := r.vocab
+	end := 0
+	for _, l := range cl.locs[:sharedIDs] {
+		end = max(end, int(l>>8+l&0xff))
+	}
 	v := &vocab{
-		offs: slices.Grow(slices.Clone(cl.offs[:sharedIDs+1]), Llama3.NVocab()-sharedIDs),
-		data: slices.Clone(cl.data[:cl.offs[sharedIDs]]),
+		locs: slices.Grow(slices.Clone(cl.locs[:sharedIDs]), Llama3.NVocab()-sharedIDs),
+		data: slices.Clone(cl.data[:end]),
 	}
 	addSpecials(v, llama3Spec.specials, Llama3.NVocab())
 	return &bpe{enc: Llama3, vocab: v, missing: ErrLlama3Unavailable}, nil

@@ -58,6 +58,19 @@ type bpeTables struct {
 	// them; longLens has the lengths over 33 bytes.
 	prefixes *[1 << 16]prefix
 	longLens map[uint16]*[3]uint32 // lengths l from 34 to 129 at bit l-34
+	// lens3 narrows prefixes' lengths by the first three bytes: the
+	// lengths of the tokens BPE makes whose first three bytes hash to the
+	// same slot, as in prefix.lens. Two bytes say little of a character of
+	// three (CJK): 64 characters share them.
+	lens3 *[1 << lens3Bits]uint32
+}
+
+// lens3Bits is the number of index bits of lens3.
+const lens3Bits = 16
+
+// lens3Key returns the index in lens3 of b's first three bytes.
+func lens3Key(b []byte) uint32 {
+	return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16) * 0x9e3779b1 >> (32 - lens3Bits)
 }
 
 // A splitTable holds the split of every token: the two tokens BPE merges
@@ -95,31 +108,57 @@ func prefixKey(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
 // errBadRanks reports ranks that break what BPE needs of them.
 var errBadRanks = errors.New("tokenizer: the ranks are not a byte-pair vocabulary")
 
-// newTables builds the tables of the first nRanks ids of v, and if splits
-// is not nil those of backtracking too. splits holds the split of each
-// token as computeSplits (merge_test.go) finds it: a byte's is itself, and
-// that of a token BPE never makes is noSplit. newTables checks that each
-// token is its split's bytes.
-func newTables(v *vocab, nRanks int, splits splitTable) (*bpeTables, error) {
-	if nRanks >= 1<<pairIDBits || splits != nil && len(splits) != 6*nRanks {
+// A layout is what the embedded ranks hold besides the tokens: the split
+// of every token as computeSplits (merge_test.go) finds it (a byte's is
+// itself, and that of a token BPE never makes is noSplit), and the orders
+// of the token table (all ranks) and of the pair table (the tokens BPE
+// merges from a split).
+type layout struct {
+	splits                splitTable
+	tokenOrder, pairOrder order
+	// lengths, if not nil, are those of the tokens in tokenOrder, which
+	// lie in that order in the vocabulary's data (see newTokenTable).
+	lengths []byte
+}
+
+// newTables builds the tables of the first nRanks ids of v, and if l is not
+// nil those of backtracking too, laid out in l's orders; without l it
+// sorts the token table's slots itself. It checks that l is consistent,
+// but not that each token is its split's bytes (TestEmbeddedRanks does).
+func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
+	if nRanks >= 1<<pairIDBits || l != nil && len(l.splits) != 6*nRanks {
 		return nil, errBadRanks
 	}
 	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
-	// The pair table and the token table take most of the time, and they
-	// can be built at the same time.
-	var wg sync.WaitGroup
-	var splitsErr error
-	if splits != nil {
-		wg.Go(func() { splitsErr = t.setSplits(splits) })
-	}
-	t.tokens = newTokenTable(v, nRanks, new(buildScratch))
-	wg.Wait()
-	if splitsErr != nil {
-		return nil, splitsErr
-	}
 	for k := range t.prefixes {
 		t.prefixes[k].tok = noRank
 	}
+	// The token table takes most of the time. The pair table and the
+	// lengths of the tokens BPE makes, which read the tokens out of the
+	// order they lie in, are built meanwhile.
+	var wg sync.WaitGroup
+	var splitsErr error
+	ord, lengths := order(nil), []byte(nil)
+	if l != nil {
+		t.longLens = map[uint16]*[3]uint32{}
+		wg.Go(func() {
+			if splitsErr = t.setSplits(l.splits, l.pairOrder); splitsErr == nil {
+				t.setLens(nRanks)
+			}
+		})
+		ord, lengths = l.tokenOrder, l.lengths
+	} else {
+		ord = tokenOrder(v, nRanks)
+	}
+	tokens, ok := newTokenTable(v, nRanks, ord, lengths)
+	wg.Wait()
+	if !ok {
+		return nil, fmt.Errorf("%w: the token table's order is wrong", errBadRanks)
+	}
+	if splitsErr != nil {
+		return nil, splitsErr
+	}
+	t.tokens = tokens
 	seen := 0
 	for id := range uint32(nRanks) {
 		switch tok := v.token(id); len(tok) {
@@ -135,46 +174,54 @@ func newTables(v *vocab, nRanks int, splits splitTable) (*bpeTables, error) {
 	if seen != 256 {
 		return nil, fmt.Errorf("%w: not every byte is a token", errBadRanks)
 	}
-	if splits == nil {
-		return t, nil
-	}
-	t.longLens = map[uint16]*[3]uint32{}
-	for id := range uint32(nRanks) {
-		tok := v.token(id)
-		if len(tok) >= 2 && splits.made(id) {
-			p := &t.prefixes[prefixKey(tok)]
-			switch l := len(tok); {
-			case l > 33:
-				p.lens |= longBit
-				if t.longLens[prefixKey(tok)] == nil {
-					t.longLens[prefixKey(tok)] = new([3]uint32)
-				}
-				t.longLens[prefixKey(tok)][(l-34)/32] |= 1 << ((l - 34) % 32)
-			case l > 2:
-				p.lens |= 1 << (l - 3)
-			}
-		}
-	}
 	return t, nil
 }
 
-// setSplits takes splits as computeSplits finds them. It checks only that
-// every part is a token of lower rank, which is all the encoder needs to
-// stay within its tables: that each token is its parts' bytes,
-// TestEmbeddedRanks checks.
-func (t *bpeTables) setSplits(splits splitTable) error {
-	var merged []uint32 // the tokens that have a split
+// setLens records in prefixes (and longLens) and lens3 the lengths of the
+// tokens of three bytes or more, below n, that BPE makes.
+func (t *bpeTables) setLens(n int) {
+	t.lens3 = new([1 << lens3Bits]uint32)
+	for id := range uint32(n) {
+		tok := t.vocab.token(id)
+		if len(tok) < 3 || !t.splits.made(id) {
+			continue
+		}
+		key := prefixKey(tok)
+		bit := uint32(longBit)
+		if l := len(tok); l > 33 {
+			if t.longLens[key] == nil {
+				t.longLens[key] = new([3]uint32)
+			}
+			t.longLens[key][(l-34)/32] |= 1 << ((l - 34) % 32)
+		} else {
+			bit = 1 << (l - 3)
+		}
+		t.prefixes[key].lens |= bit
+		t.lens3[lens3Key(tok)] |= bit
+	}
+}
+
+// setSplits takes splits as computeSplits finds them, and the order of
+// the pair table. It checks only that every part is a token of lower rank,
+// which is all the encoder needs to stay within its tables: that each
+// token is its parts' bytes, TestEmbeddedRanks checks.
+func (t *bpeTables) setSplits(splits splitTable, ord order) error {
+	merged := 0 // the tokens that have a split
 	for id := range uint32(len(splits) / 6) {
 		l, r := splits.left(id), splits.right(id)
 		switch {
 		case l < id && r < id:
-			merged = append(merged, id)
+			merged++
 		case l == noSplit && r == noSplit || l == id && r == id && len(t.vocab.token(id)) == 1:
 		default:
 			return fmt.Errorf("%w: token %d: bad split", errBadRanks, id)
 		}
 	}
-	t.pairs = newPairTable(splits, merged, new(buildScratch))
+	pairs, ok := newPairTable(splits, len(splits)/6, ord)
+	if !ok || ord.len() != merged {
+		return fmt.Errorf("%w: the pair table's order is wrong", errBadRanks)
+	}
+	t.pairs = pairs
 	t.splits = splits
 	return nil
 }
@@ -223,8 +270,9 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 	}
 	p := t.prefixes[prefixKey(b)]
 	if n >= 3 && p.lens != 0 {
+		lens := p.lens & t.lens3[lens3Key(b)]
 		h8 := head(b)
-		if p.lens&longBit != 0 && n >= 34 {
+		if lens&longBit != 0 && n >= 34 {
 			long := t.longLens[prefixKey(b)]
 			for w := 2; w >= 0; w-- {
 				for x := long[w]; x != 0; {
@@ -238,7 +286,7 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 				}
 			}
 		}
-		m := p.lens &^ longBit
+		m := lens &^ longBit
 		if n < 33 {
 			m &= 1<<(n-2) - 1 // lengths up to n
 		}
@@ -257,18 +305,21 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 }
 
 // reachable returns the id of the token b, of three bytes or more, whose
-// first eight bytes (or more) are h8, if it is one that BPE makes.
+// first eight bytes (or more) are h8, if it is one that BPE makes. The
+// lengths of prefixes and lens3 make b a token often enough (a third of
+// the time on CJK text) that the token table's filter would cost more
+// cache misses than it saves.
 func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
 	if len(b) < 8 {
 		h8 &= 1<<(8*len(b)) - 1
 	}
-	id, ok := t.tokens.lookupHash(b, h8, tokenHash(h8, len(b), tail(b)))
+	id, ok := t.tokens.probe(b, h8, tokenHash(h8, len(b), tail(b)))
 	return id, ok && t.splits.made(id)
 }
 
 // tokenLen returns the length of token id.
 func (t *bpeTables) tokenLen(id uint32) int {
-	return int(t.vocab.offs[id+1] - t.vocab.offs[id])
+	return int(t.vocab.locs[id] & 0xff)
 }
 
 // appendBPE appends the tokens of piece (not empty) to dst. done must have

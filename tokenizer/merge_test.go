@@ -207,3 +207,30 @@ func TestBPEExact(t *testing.T) {
 		}
 	}
 }
+
+// Tables built without the embedded layout, as for Llama 3 (the token
+// table sorts its own order; pieces are merged as tiktoken does), encode
+// as the embedded ones do.
+func TestWithoutLayout(t *testing.T) {
+	for _, s := range []*spec{cl100kSpec, o200kSpec} {
+		r, err := embedded(s)()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := newBPE(s, r.vocab, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := get(t, s.enc)
+		texts := corpusLines(t).lines
+		for _, text := range worstTexts(4 << 10) {
+			texts = append(texts, text)
+		}
+		for _, text := range texts {
+			want := encode(t, tok, string(text))
+			if got := encode(t, plain, string(text)); !slices.Equal(got, want) {
+				t.Fatalf("%v: %q: %v without the layout, %v with it", s.enc, text, got, want)
+			}
+		}
+	}
+}

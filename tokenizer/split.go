@@ -35,10 +35,19 @@ func (s *splitter) at(text []byte, i int) (class, int) {
 	return s.atMulti(text, i)
 }
 
-// atMulti is at for a character of more than one byte.
+// atMulti is at for a character of more than one byte. The text is valid
+// UTF-8, so the character is decoded from its lead byte without the checks
+// of utf8.DecodeRune, which took a tenth of the time of CJK text.
 func (s *splitter) atMulti(text []byte, i int) (class, int) {
-	r, n := utf8.DecodeRune(text[i:])
-	return s.classes.of(r), n
+	b := text[i:]
+	switch c := b[0]; {
+	case c < 0xe0:
+		return s.classes.of(rune(c&0x1f)<<6 | rune(b[1]&0x3f)), 2
+	case c < 0xf0:
+		return s.classes.of(rune(c&0x0f)<<12 | rune(b[1]&0x3f)<<6 | rune(b[2]&0x3f)), 3
+	default:
+		return s.classes.of(rune(c&0x07)<<18 | rune(b[1]&0x3f)<<12 | rune(b[2]&0x3f)<<6 | rune(b[3]&0x3f)), 4
+	}
 }
 
 // span returns the end of the run of characters with a class in want that
