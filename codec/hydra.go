@@ -55,15 +55,14 @@ func (e *Encoder) AppendHydra(dst, text []byte) ([]byte, Algorithm, error) {
 	e.hydraFeatures(&f, text)
 	switch hydra.String.Choose(&f, !looksPrefixed(text)) {
 	case hydra.None:
-		out, err := e.AppendWire(dst, text, None)
+		out, err := e.appendPassthrough(dst, text)
 		return out, None, err
 	case hydra.TokenNative:
 		if out, err := e.AppendTokenNative(dst, text); err == nil {
 			return out, TokenNative, nil
 		}
 	}
-	e.scratch = e.c.appendCompressed(e.scratch[:0], text)
-	out, err := appendStringForm(dst, prefixBrotli, e.scratch, e.opts.limits)
+	out, err := e.appendBrotliString(dst, text)
 	return out, Brotli, err
 }
 
@@ -93,6 +92,6 @@ func (e *Encoder) AppendHydraBinary(dst, text []byte) ([]byte, Algorithm, error)
 			return out, TokenNative, nil
 		}
 	}
-	out, err := e.AppendBrotli(dst, text)
+	out, err := e.appendBrotli(dst, text)
 	return out, Brotli, err
 }

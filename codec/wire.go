@@ -106,18 +106,11 @@ func (e *Encoder) AppendWire(dst, text []byte, alg Algorithm) ([]byte, error) {
 	}
 	switch alg {
 	case None:
-		if looksPrefixed(text) {
-			return dst, errorf(ErrInvalidInput, "text", 0, "starts like a message of another format: passthrough would not round-trip")
-		}
-		if len(text) > e.opts.limits.MaxMessage {
-			return dst, errorf(ErrLimit, "text", -1, "%d bytes exceed the %d-byte message limit", len(text), e.opts.limits.MaxMessage)
-		}
-		return append(dst, text...), nil
+		return e.appendPassthrough(dst, text)
 	case M2M:
 		return e.AppendFrameString(dst, text)
 	case Brotli:
-		e.scratch = e.c.appendCompressed(e.scratch[:0], text)
-		return appendStringForm(dst, prefixBrotli, e.scratch, e.opts.limits)
+		return e.appendBrotliString(dst, text)
 	case TokenNative:
 		return e.AppendTokenNative(dst, text)
 	case Hydra:
@@ -125,6 +118,24 @@ func (e *Encoder) AppendWire(dst, text []byte, alg Algorithm) ([]byte, error) {
 		return out, err
 	}
 	return dst, errorf(ErrInvalidCodec, "algorithm", -1, "cannot encode %v", alg)
+}
+
+// appendPassthrough appends text, valid UTF-8, as a None message.
+func (e *Encoder) appendPassthrough(dst, text []byte) ([]byte, error) {
+	if looksPrefixed(text) {
+		return dst, errorf(ErrInvalidInput, "text", 0, "starts like a message of another format: passthrough would not round-trip")
+	}
+	if len(text) > e.opts.limits.MaxMessage {
+		return dst, errorf(ErrLimit, "text", -1, "%d bytes exceed the %d-byte message limit", len(text), e.opts.limits.MaxMessage)
+	}
+	return append(dst, text...), nil
+}
+
+// appendBrotliString appends text, valid UTF-8, as a Brotli message in
+// string form.
+func (e *Encoder) appendBrotliString(dst, text []byte) ([]byte, error) {
+	e.scratch = e.c.appendCompressed(e.scratch[:0], text)
+	return appendStringForm(dst, prefixBrotli, e.scratch, e.opts.limits)
 }
 
 // AppendDecode decodes the wire message and appends its text to dst. The
@@ -222,6 +233,11 @@ func (e *Encoder) AppendBrotli(dst, text []byte) ([]byte, error) {
 	if !utf8.Valid(text) {
 		return dst, errorf(ErrInvalidInput, "text", -1, "not valid UTF-8")
 	}
+	return e.appendBrotli(dst, text)
+}
+
+// appendBrotli appends the Brotli stream of text, valid UTF-8.
+func (e *Encoder) appendBrotli(dst, text []byte) ([]byte, error) {
 	if len(text) > e.opts.limits.MaxDecompressed {
 		return dst, errorf(ErrLimit, "text", -1, "%d bytes exceed the %d-byte limit", len(text), e.opts.limits.MaxDecompressed)
 	}
