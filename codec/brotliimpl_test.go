@@ -28,31 +28,36 @@ var brotliEncoders = []struct {
 }{
 	{"brrr", func(q, w int) brotliEncoder { return newCompressor(q, w).appendCompressed }},
 	{"andybalholm", func(q, w int) brotliEncoder {
-		var sink appendWriter
-		bw := brotli.NewWriterOptions(&sink, brotli.WriterOptions{Quality: q, LGWin: w})
-		return func(dst, src []byte) []byte {
-			sink.b = dst
-			bw.Reset(&sink)
-			_, _ = bw.Write(src)
-			_ = bw.Close()
-			dst, sink.b = sink.b, nil
-			return dst
-		}
+		return pooledWriter(func(sink io.Writer) resettableWriter {
+			return brotli.NewWriterOptions(sink, brotli.WriterOptions{Quality: q, LGWin: w})
+		})
 	}},
 	// The matchfinder encoder: its own parser and entropy coder, with a
 	// 1 MiB window (NewWriterV2 fixes it; records are far smaller).
 	{"andybalholm-v2", func(q, w int) brotliEncoder {
-		var sink appendWriter
-		bw := brotli.NewWriterV2(&sink, q)
-		return func(dst, src []byte) []byte {
-			sink.b = dst
-			bw.Reset(&sink)
-			_, _ = bw.Write(src)
-			_ = bw.Close()
-			dst, sink.b = sink.b, nil
-			return dst
-		}
+		return pooledWriter(func(sink io.Writer) resettableWriter { return brotli.NewWriterV2(sink, q) })
 	}},
+}
+
+// resettableWriter is what andybalholm/brotli's encoders have in common.
+type resettableWriter interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// pooledWriter makes a brotliEncoder of one streaming writer, reset for
+// every stream and appending to dst.
+func pooledWriter(newWriter func(io.Writer) resettableWriter) brotliEncoder {
+	var sink appendWriter
+	bw := newWriter(&sink)
+	return func(dst, src []byte) []byte {
+		sink.b = dst
+		bw.Reset(&sink)
+		_, _ = bw.Write(src)
+		_ = bw.Close()
+		dst, sink.b = sink.b, nil
+		return dst
+	}
 }
 
 var brotliDecoders = []struct {
