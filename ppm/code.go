@@ -93,11 +93,34 @@ func adapt(q *prob, bit int) {
 	q.p = uint16(min(max(np, 32), 4096-32))
 }
 
-// encodeSymbol codes b in the model's current context and learns it.
-func (m *model) encodeSymbol(e *encoder, b byte) {
+// begin starts the coding of a symbol: nothing excluded, no context
+// escaped from yet.
+func (m *model) begin() {
 	m.epoch++
 	m.epochMasked = false
 	m.escaped = m.escaped[:0]
+}
+
+// exclude takes symbol b out of the contexts still to try for this
+// symbol.
+func (m *model) exclude(b byte) {
+	m.mask[b] = m.epoch
+	m.epochMasked = true
+}
+
+// escape records an escape from context c, whose n states start at s:
+// its symbols are excluded from the shorter contexts tried next.
+func (m *model) escape(c, s, n uint32) {
+	for i := uint32(0); i < n; i++ {
+		m.mask[byte(m.mem[s+i*stateWords])] = m.epoch
+	}
+	m.epochMasked = true
+	m.escaped = append(m.escaped, c)
+}
+
+// encodeSymbol codes b in the model's current context and learns it.
+func (m *model) encodeSymbol(e *encoder, b byte) {
+	m.begin()
 	if pred, p, ok := m.matchPredict(); ok {
 		if b == pred {
 			e.encodeBit(p, 0)
@@ -105,8 +128,7 @@ func (m *model) encodeSymbol(e *encoder, b byte) {
 			return
 		}
 		e.encodeBit(p, 1)
-		m.mask[pred] = m.epoch
-		m.epochMasked = true
+		m.exclude(pred)
 	}
 	first := true
 	for c := m.cur; c != 0; c = m.suffix(c) {
@@ -149,11 +171,7 @@ func (m *model) encodeSymbol(e *encoder, b byte) {
 		}
 		e.encodeBit(p.get(), 1)
 		adapt(p, 1)
-		for i := uint32(0); i < n; i++ {
-			m.mask[byte(m.mem[s+i*stateWords])] = m.epoch
-		}
-		m.epochMasked = true
-		m.escaped = append(m.escaped, c)
+		m.escape(c, s, n)
 		first = false
 	}
 	// Order -1: every symbol not excluded, equally likely.
@@ -175,16 +193,13 @@ func (m *model) encodeSymbol(e *encoder, b byte) {
 // decodeSymbol decodes a symbol in the model's current context and learns
 // it; ok is false for data no encoder made.
 func (m *model) decodeSymbol(d *decoder) (byte, bool) {
-	m.epoch++
-	m.epochMasked = false
-	m.escaped = m.escaped[:0]
+	m.begin()
 	if pred, p, ok := m.matchPredict(); ok {
 		if d.decodeBit(p) == 0 {
 			m.learn(pred)
 			return pred, true
 		}
-		m.mask[pred] = m.epoch
-		m.epochMasked = true
+		m.exclude(pred)
 	}
 	first := true
 	for c := m.cur; c != 0; c = m.suffix(c) {
@@ -236,11 +251,7 @@ func (m *model) decodeSymbol(d *decoder) (byte, bool) {
 			return 0, false
 		}
 		adapt(p, 1)
-		for i := uint32(0); i < n; i++ {
-			m.mask[byte(m.mem[s+i*stateWords])] = m.epoch
-		}
-		m.epochMasked = true
-		m.escaped = append(m.escaped, c)
+		m.escape(c, s, n)
 		first = false
 	}
 	var total uint32
