@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
@@ -180,13 +181,17 @@ func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, 
 
 // A frameDecoder decompresses frames: one per goroutine.
 type frameDecoder struct {
-	z       *zstd.Decoder
-	hasDict bool
+	z *zstd.Decoder
+	// A frame with a dictionary is read spliced (see splice): its pieces
+	// and the headers among them, the pieces joined, and what it decodes
+	// to, reused from frame to frame.
+	pieces         [][]byte
+	heads, in, out []byte
 }
 
 func newFrameDecoder() (*frameDecoder, error) {
 	z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(2*maxFrame),
-		zstd.WithDecoderMaxMemory(maxFrame), zstd.WithDecodeAllCapLimit(true))
+		zstd.WithDecoderMaxMemory(2*maxFrame), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, err
 	}
@@ -211,29 +216,185 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 		}
 		return out[:len(out):len(out)], nil
 	}
-	var err error
-	switch {
-	case dict != nil:
-		err = d.z.ResetWithOptions(nil, zstd.WithDecoderDictRaw(dictID, dict))
-		d.hasDict = true
-	case d.hasDict:
-		err = d.z.ResetWithOptions(nil, zstd.WithDecoderDictDelete())
-		d.hasDict = false
-	}
+	data, err := d.zstdInput(f, dict)
 	if err != nil {
 		return dst, err
 	}
-	start := len(dst)
-	dst = growCap(dst, f.rawLen)
-	out, err := d.z.DecodeAll(f.data, dst[:start:start+f.rawLen])
+	// Spliced, the frame decodes to the dictionary's bytes, then its own,
+	// into the decoder's buffer; else into dst. Either has room for
+	// exactly what the frame's header says.
+	want := len(dict) + f.rawLen
+	buf := dst
+	if dict != nil {
+		d.out = growCap(d.out[:0], want)
+		buf = d.out
+	}
+	buf = growCap(buf, want)
+	start := len(buf)
+	out, err := d.z.DecodeAll(data, buf[:start:start+want])
+	if err == nil && len(out)-start != want {
+		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-start-len(dict), f.rawLen)
+	}
 	if err != nil {
-		return dst[:start], corruptf("frame: %v", err)
+		return dst, corruptf("frame: %v", err)
 	}
-	if len(out)-start != f.rawLen {
-		return dst[:start], corruptf("frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
+	if dict == nil {
+		return out[:len(out):len(out)], nil
 	}
-	return out[:len(out):len(out)], nil
+	dst = append(growCap(dst, f.rawLen), out[start+len(dict):]...)
+	return dst[:len(dst):len(dst)], nil
 }
+
+// zstdInput is what the zstd decoder reads for frame f: its data, or,
+// with a dictionary, the data spliced behind the dictionary's bytes.
+func (d *frameDecoder) zstdInput(f frame, dict []byte) ([]byte, error) {
+	if dict == nil {
+		return f.data, nil
+	}
+	if err := d.splice(f.data, dict, f.rawLen); err != nil {
+		return nil, err
+	}
+	d.in = d.in[:0]
+	for _, p := range d.pieces {
+		d.in = append(d.in, p...)
+	}
+	return d.in, nil
+}
+
+// splice sets d.pieces to a zstd frame equal to frame, a zstd frame of
+// rawLen bytes made with dict as its raw-content dictionary, that needs no
+// dictionary: a header for a single segment of len(dict)+rawLen bytes, dict
+// in raw blocks, then frame's blocks. A raw-content dictionary is, by the
+// zstd format, history before the frame's first byte, with the default
+// repeat offsets and no entropy tables, as raw blocks are: frame's blocks
+// so decode to the same bytes, behind dict's own. The frame's content
+// checksum, if it has one, is dropped: it sums what frame alone decodes
+// to (the records' CRC-32s check every byte that is read).
+//
+// Why: klauspost's decoder runs its assembly loop only for frames
+// without a dictionary; a strings frame decodes 2.3x faster spliced,
+// copies of dict included.
+func (d *frameDecoder) splice(frame, dict []byte, rawLen int) error {
+	p, end, err := zstdBlocks(frame, rawLen)
+	if err != nil {
+		return corruptf("frame: %v", err)
+	}
+	// The header, then a 3-byte header before each raw block.
+	h := binary.LittleEndian.AppendUint32(d.heads[:0], zstdMagic)
+	h = append(h, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
+	h = binary.LittleEndian.AppendUint64(h, uint64(len(dict)+rawLen))
+	for rest := len(dict); rest > 0; rest -= maxRawBlock {
+		b := uint32(min(rest, maxRawBlock)) << 3 // a raw block, not the last
+		h = append(h, byte(b), byte(b>>8), byte(b>>16))
+	}
+	d.heads = h
+	d.pieces = append(d.pieces[:0], h[:13])
+	h = h[13:]
+	for len(dict) > 0 {
+		n := min(len(dict), maxRawBlock)
+		d.pieces = append(d.pieces, h[:3], dict[:n])
+		h, dict = h[3:], dict[n:]
+	}
+	d.pieces = append(d.pieces, frame[p:end])
+	return nil
+}
+
+const zstdMagic = 0xFD2FB528
+
+// zstdBlocks checks that frame is one zstd frame of rawLen bytes made with
+// the dictionary dictID and nothing after it, and returns where its blocks
+// start and end.
+func zstdBlocks(frame []byte, rawLen int) (start, end int, err error) {
+	if len(frame) < 6 || binary.LittleEndian.Uint32(frame) != zstdMagic {
+		return 0, 0, errors.New("not a zstd frame")
+	}
+	fhd := frame[4]
+	p := 5
+	single := fhd&0x20 != 0
+	if fhd&0x08 != 0 {
+		return 0, 0, errors.New("zstd frame header: reserved bit set")
+	}
+	if !single {
+		p++ // window descriptor
+	}
+	idLen := [4]int{0, 1, 2, 4}[fhd&3]
+	sizeLen := [4]int{0, 2, 4, 8}[fhd>>6]
+	if sizeLen == 0 && single {
+		sizeLen = 1
+	}
+	if len(frame) < p+idLen+sizeLen {
+		return 0, 0, errors.New("zstd frame header cut short")
+	}
+	var id uint64
+	for i := idLen - 1; i >= 0; i-- {
+		id = id<<8 | uint64(frame[p+i])
+	}
+	if id != dictID {
+		return 0, 0, fmt.Errorf("zstd frame names dictionary %d, not %d", id, dictID)
+	}
+	p += idLen
+	if sizeLen > 0 {
+		var size uint64
+		for i := sizeLen - 1; i >= 0; i-- {
+			size = size<<8 | uint64(frame[p+i])
+		}
+		if sizeLen == 2 {
+			size += 256
+		}
+		if size != uint64(rawLen) {
+			return 0, 0, fmt.Errorf("zstd frame of %d bytes, its header says %d", size, rawLen)
+		}
+		p += sizeLen
+	}
+	// The frame's blocks, up to its last; nothing may follow but its
+	// checksum.
+	end = p
+	for {
+		if len(frame)-end < 3 {
+			return 0, 0, errors.New("zstd block cut short")
+		}
+		h := uint32(frame[end]) | uint32(frame[end+1])<<8 | uint32(frame[end+2])<<16
+		size := int(h >> 3)
+		switch h >> 1 & 3 {
+		case 1: // RLE: one byte, repeated
+			size = 1
+		case 3:
+			return 0, 0, errors.New("zstd block of a reserved type")
+		}
+		if len(frame)-end-3 < size {
+			return 0, 0, errors.New("zstd block cut short")
+		}
+		end += 3 + size
+		if h&1 != 0 {
+			break
+		}
+	}
+	if rest := len(frame) - end; rest != 4*int(fhd>>2&1) {
+		return 0, 0, fmt.Errorf("%d bytes after the zstd frame's blocks", rest)
+	}
+	return p, end, nil
+}
+
+// piecesReader reads the pieces of a spliced frame one after another.
+type piecesReader struct{ pieces [][]byte }
+
+func (r *piecesReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && len(r.pieces) > 0 {
+		c := copy(p[n:], r.pieces[0])
+		n += c
+		if r.pieces[0] = r.pieces[0][c:]; len(r.pieces[0]) == 0 {
+			r.pieces = r.pieces[1:]
+		}
+	}
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// maxRawBlock is the most a zstd block holds.
+const maxRawBlock = 128 << 10
 
 // prefixStep is how much decodePrefix decodes between asking whether it
 // has enough: a zstd block's worth.
@@ -252,24 +413,26 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough fun
 		return out, err == nil, err
 	}
 	start := len(dst)
+	var in io.Reader = bytes.NewReader(f.data)
 	if dict != nil {
-		err = d.z.ResetWithOptions(bytes.NewReader(f.data), zstd.WithDecoderDictRaw(dictID, dict))
-		d.hasDict = true
-	} else {
-		if d.hasDict {
-			err = d.z.ResetWithOptions(nil, zstd.WithDecoderDictDelete())
-			d.hasDict = false
+		// The spliced frame, read from its pieces: not copied first.
+		if err := d.splice(f.data, dict, f.rawLen); err != nil {
+			return dst, false, err
 		}
-		if err == nil {
-			err = d.z.Reset(bytes.NewReader(f.data))
-		}
+		in = &piecesReader{d.pieces}
 	}
-	defer d.z.Reset(nil)
-	if err != nil {
+	if err = d.z.Reset(in); err != nil {
 		return dst, false, corruptf("frame: %v", err)
 	}
+	defer d.z.Reset(nil)
+	// The dictionary's bytes come first: read past them.
+	if n, rerr := io.CopyN(io.Discard, d.z, int64(len(dict))); rerr != nil {
+		return dst, false, corruptf("frame: dictionary's bytes: %d of %d: %v", n, len(dict), rerr)
+	}
+	// Room for all of it at once: a prefix grown as it comes would be
+	// copied, on average, once more.
+	dst = growCap(dst, f.rawLen)
 	for len(dst)-start < f.rawLen {
-		dst = growCap(dst, min(max(prefixStep, len(dst)-start), f.rawLen-(len(dst)-start)))
 		n, rerr := io.ReadFull(d.z, dst[len(dst):cap(dst)][:min(prefixStep, f.rawLen-(len(dst)-start))])
 		dst = dst[:len(dst)+n]
 		if rerr != nil {

@@ -1,0 +1,141 @@
+package archive
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// spliceCases are frames made with a raw dictionary, as the writer makes
+// them and with the header fields it does not use (a checksum, no content
+// size, a window descriptor), with their dictionary and raw bytes.
+func spliceCases(t testing.TB) (frames, dicts, raws [][]byte) {
+	text := sample.JSONL()
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := make([]byte, 300<<10)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	type variant struct {
+		dict, raw []byte
+		opts      []zstd.EOption
+	}
+	var vs []variant
+	for _, sizes := range [][2]int{{1, 1}, {1000, 50}, {200 << 10, 300 << 10}, {400 << 10, 40 << 10}} {
+		dict, raw := text[:sizes[0]], text[len(text)-sizes[1]:]
+		vs = append(vs,
+			variant{dict, raw, nil},
+			variant{dict, raw, []zstd.EOption{zstd.WithEncoderCRC(true)}},
+			variant{dict, raw, []zstd.EOption{zstd.WithSingleSegment(false), zstd.WithWindowSize(1 << 20)}},
+			variant{dict, append(append([]byte(nil), dict[:sizes[0]/2]...), raw...), nil}, // raw repeats the dictionary
+		)
+	}
+	vs = append(vs, variant{noise[:200<<10], noise[100<<10:], nil}) // raw blocks inside the frame
+	for _, v := range vs {
+		e, err := newZstd(zstd.SpeedBetterCompression, append([]zstd.EOption{zstd.WithEncoderDictRaw(dictID, v.dict)}, v.opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, e.EncodeAll(v.raw, nil))
+		dicts, raws = append(dicts, v.dict), append(raws, v.raw)
+	}
+	return frames, dicts, raws
+}
+
+// TestSplice: a frame with a dictionary decodes, spliced, to what
+// klauspost's decoder makes of it with the dictionary; whole or in part;
+// and a frame that is not one of ours is an error, never a panic.
+func TestSplice(t *testing.T) {
+	d, err := newFrameDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, dicts, raws := spliceCases(t)
+	for i, data := range frames {
+		f := frame{coder: coderZstd, dict: 0, rawLen: len(raws[i]), data: data}
+		got, err := d.decode([]byte("x"), f, dicts[i])
+		if err != nil || !bytes.Equal(got, append([]byte("x"), raws[i]...)) {
+			t.Fatalf("case %d: decode: %v", i, err)
+		}
+		prefix, complete, err := d.decodePrefix(nil, f, dicts[i], func(raw []byte) bool { return len(raw) > 1000 })
+		if err != nil || !bytes.HasPrefix(raws[i], prefix) || complete != (len(prefix) == len(raws[i])) {
+			t.Fatalf("case %d: decodePrefix: %d bytes, complete %v, %v", i, len(prefix), complete, err)
+		}
+		// Cut short, a byte changed, or a byte more: an error, or the
+		// same bytes as klauspost's dictionary decoder.
+		ref, err := zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, dicts[i]), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := append([]byte(nil), data...)
+		for at := 0; at < len(data); at += 1 + len(data)/300 {
+			f.data = data[:at]
+			if _, err := d.decode(nil, f, dicts[i]); err == nil {
+				t.Fatalf("case %d: cut at %d: no error", i, at)
+			}
+			bad[at] ^= 0x5a
+			f.data = bad
+			got, err := d.decode(nil, f, dicts[i])
+			if err == nil {
+				if want, rerr := ref.DecodeAll(bad, nil); rerr == nil && !bytes.Equal(got, want) {
+					t.Fatalf("case %d: byte %d changed: spliced and dictionary decoders disagree", i, at)
+				}
+			}
+			bad[at] = data[at]
+		}
+		f.data = append(data[:len(data):len(data)], 0)
+		if _, err := d.decode(nil, f, dicts[i]); err == nil {
+			t.Fatalf("case %d: a byte after the frame: no error", i)
+		}
+		ref.Close()
+	}
+
+	// A frame naming another dictionary, or none.
+	for _, opt := range []zstd.EOption{zstd.WithEncoderDictRaw(dictID+1, raws[1]), zstd.WithEncoderLevel(zstd.SpeedFastest)} {
+		e, err := newZstd(zstd.SpeedBetterCompression, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := e.EncodeAll(raws[1], nil)
+		if _, err := d.decode(nil, frame{coder: coderZstd, rawLen: len(raws[1]), data: data}, dicts[1]); err == nil {
+			t.Fatal("a frame that names no dictionary, or another: no error")
+		}
+	}
+}
+
+// FuzzSplice: any frame data with a dictionary decodes, spliced, to the
+// bytes klauspost's decoder makes of it with the dictionary, or is an
+// error; never a panic.
+func FuzzSplice(f *testing.F) {
+	frames, _, raws := spliceCases(f)
+	for i, data := range frames {
+		if len(raws[i]) < 2000 {
+			f.Add(data, uint16(len(raws[i])))
+		}
+	}
+	dict := sample.JSONL()[:1000]
+	d, err := newFrameDecoder()
+	if err != nil {
+		f.Fatal(err)
+	}
+	ref, err := zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, dict), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, rawLen uint16) {
+		got, err := d.decode(nil, frame{coder: coderZstd, rawLen: int(rawLen), data: data}, dict)
+		if err != nil {
+			return
+		}
+		if len(got) != int(rawLen) {
+			t.Fatalf("%d bytes, the header says %d", len(got), rawLen)
+		}
+		if want, err := ref.DecodeAll(data, nil); err == nil && !bytes.Equal(got, want) {
+			t.Fatal("spliced and dictionary decoders disagree")
+		}
+	})
+}
