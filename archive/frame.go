@@ -254,7 +254,11 @@ func (d *frameDecoder) zstdInput(f frame, dict []byte) ([]byte, error) {
 	if err := d.splice(f.data, dict, f.rawLen); err != nil {
 		return nil, err
 	}
-	d.in = d.in[:0]
+	n := 0
+	for _, p := range d.pieces {
+		n += len(p)
+	}
+	d.in = growCap(d.in[:0], n)
 	for _, p := range d.pieces {
 		d.in = append(d.in, p...)
 	}
