@@ -73,6 +73,8 @@ type bpeTables struct {
 	lens6 *[1 << lens6Bits]uint32
 	// validCache remembers valid's answers, for validCached.
 	validCache *[1 << validCacheBits]atomic.Uint64
+	// pieceCaches holds *pieceCache.
+	pieceCaches sync.Pool
 }
 
 // validCacheBits is the number of index bits of validCache: 128 KiB.
@@ -152,6 +154,7 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 		return nil, errBadRanks
 	}
 	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
+	t.pieceCaches.New = func() any { return new(pieceCache) }
 	for k := range t.prefixes {
 		t.prefixes[k].tok = noRank
 	}
