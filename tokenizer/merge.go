@@ -71,6 +71,9 @@ type bpeTables struct {
 	// cl100k_base): most CJK characters begin tokens of two characters or
 	// more, but few pairs of characters do.
 	lens6 *[1 << lens6Bits]uint32
+	// allMade is set if BPE makes every token (as for cl100k_base and
+	// o200k_base): no need then to read a token's split to know it.
+	allMade bool
 	// validCache remembers valid's answers, for validCached.
 	validCache *[1 << validCacheBits]atomic.Uint64
 	// pieceCaches holds *pieceCache.
@@ -253,6 +256,7 @@ func (t *bpeTables) setSplits(splits splitTable, ord order) error {
 	t.pairs = pairs
 	t.splits = splits
 	t.validCache = new([1 << validCacheBits]atomic.Uint64)
+	t.allMade = merged+256 == len(splits)/6
 	return nil
 }
 
@@ -353,7 +357,7 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 			}
 		}
 	}
-	if p.tok != noRank && t.splits.made(p.tok) {
+	if p.tok != noRank && (t.allMade || t.splits.made(p.tok)) {
 		return p.tok
 	}
 	return t.byTok[b[0]]
@@ -369,7 +373,7 @@ func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
 		h8 &= 1<<(8*len(b)) - 1
 	}
 	id, ok := t.tokens.probe(b, h8, tokenHash(h8, len(b), tail(b)))
-	return id, ok && t.splits.made(id)
+	return id, ok && (t.allMade || t.splits.made(id))
 }
 
 // tokenLen returns the length of token id.
