@@ -205,8 +205,8 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 	return t, nil
 }
 
-// setLens records in prefixes (and longLens), lens3 and lens6 the lengths of the
-// tokens of three bytes or more, below n, that BPE makes.
+// setLens records in prefixes (and longLens), lens3 and lens6 the lengths
+// of the tokens of three bytes or more, below n, that BPE makes.
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
 	t.lens6 = new([1 << lens6Bits]uint32)
