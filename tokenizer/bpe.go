@@ -20,11 +20,6 @@ type bpe struct {
 
 func (t *bpe) Encoding() Encoding { return t.enc }
 
-// scanPiece is the length of the longest piece that is merged by
-// scanning (appendScanMerge) even where backtracking is possible: on
-// short pieces scanning touches less memory.
-const scanPiece = 16
-
 // stackPiece is the length of the longest piece whose backtracking bits
 // live on the stack; longer ones, rare, take theirs from a pooled scratch.
 const stackPiece = 4096
@@ -59,7 +54,8 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		return dst, &TextError{Offset: invalidAt(text), Err: ErrInvalidUTF8}
 	}
 	var stack [stackPiece/64 + 1]uint64
-	var s *scratch // from scratchPool, for long pieces
+	var s *scratch     // from scratchPool, for long pieces
+	var pc *pieceCache // from tb.pieceCaches, for short ones
 	tb := t.tables
 	for i := 0; i < len(text); {
 		e := t.split.next(text, i)
@@ -101,7 +97,12 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 			default:
 				dst = append(dst, tb.byTok[piece[0]], bc)
 			}
-		case len(piece) <= scanPiece || tb.splits == nil && len(piece) <= smallPiece:
+		case len(piece) <= cachePiece:
+			if pc == nil {
+				pc = tb.pieceCaches.Get().(*pieceCache)
+			}
+			dst = pc.appendMerged(dst, tb, text, i-len(piece), i)
+		case tb.splits == nil && len(piece) <= smallPiece:
 			dst = tb.appendScanMerge(dst, piece)
 		case tb.splits != nil && len(piece) <= stackPiece:
 			dst = tb.appendBPE(dst, piece, stack[:])
@@ -119,6 +120,9 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 	}
 	if s != nil {
 		s.put()
+	}
+	if pc != nil {
+		tb.pieceCaches.Put(pc)
 	}
 	return dst, nil
 }

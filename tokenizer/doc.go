@@ -38,6 +38,10 @@
 //     token, the two tokens BPE merges into it, of lower rank; Meta's Llama
 //     3 tokens are not all so, and Llama 3 merges its longer pieces with a
 //     heap instead (n log n).
+//   - Text repeats itself, and two small caches exploit it exactly: the
+//     tokens of the short pieces merged lately, by their bytes, one cache
+//     per P (piececache.go), and backtracking's verdicts on pairs of
+//     tokens, shared by all goroutines in atomic words (validCached).
 //
 // github.com/pkoukk/tiktoken-go, which matches tiktoken on the golden
 // texts of testdata/golden, is the tests' oracle: ours must give its ids
@@ -122,33 +126,33 @@
 // # Performance and concurrency
 //
 // Measured on an AMD EPYC (Zen 3, 2 vCPUs shared with other work, load
-// 0.8-2; go1.26.8) against tiktoken-go in the same run (BenchmarkEncode,
-// medians of 6), in MiB/s of text, with the speed-up:
+// 1.8-5; go1.26.8) against tiktoken-go in the same runs, on one core
+// (BenchmarkEncode, medians of 6), in MiB/s of text, with the speed-up:
 //
 //	text                       cl100k_base        o200k_base
-//	dev corpus, line by line   70.5 (18.2x)       59.5 (19.8x)
-//	chat JSON                  111.3 (28.1x)      102.8 (34.1x)
-//	Go source                  57.5 (16.0x)       71.7 (25.3x)
-//	CJK chat JSON              55.5 (10.1x)       56.9 (13.8x)
+//	dev corpus, line by line   76.2 (21.1x)       62.0 (22.9x)
+//	chat JSON                  142.8 (40.0x)      126.7 (47.4x)
+//	Go source                  80.8 (25.0x)       84.1 (33.4x)
+//	CJK chat JSON              93.8 (18.8x)       96.2 (25.6x)
+//	CJK lines of the corpus    48.1 (12.5x)       40.3 (14.4x)
 //
-// The speed-ups depend on the load: tiktoken-go allocates for every token
-// and slows down more than we do when the cores are busy
-// (at a load of 2-4, Go source gave 20.4x and 31.4x, and CJK 10.2x and
-// 9.7x).
+// The synthetic CJK text repeats ten phrases, which the caches of pieces
+// and of pairs of tokens serve better than real CJK, whose many distinct
+// tokens each cost a cache miss in the token table.
 //
 // tiktoken-go takes hours on a megabyte of one letter; the worst texts here
 // take (BenchmarkEncodeWorstCase, medians of 6, 1 MiB and, for linearity,
-// 4 MiB): one letter repeated 8.8 ms (35-36 ms for 4 MiB), random base64
-// 26.8 and 23.8 ms (109 and 95 ms), random Unicode characters 21.4 and
-// 23.5 ms (86 and 94 ms); the backtracking needs a bit of memory per byte
-// of a piece. Llama 3 runs at 63 MiB/s on the corpus and 35 MiB/s on CJK;
-// its heap merge takes 212 ms and about 40 bytes of memory per byte for a
-// megabyte of one letter, and random base64 27 ms.
+// 4 MiB): one letter repeated 3.5-3.7 ms (14 ms for 4 MiB), random base64
+// 30.5 and 25.7 ms (122 and 103 ms), random Unicode characters 19.6 and
+// 22.4 ms (80 and 90 ms); the backtracking needs a bit of memory per byte
+// of a piece. Llama 3 ran at 63 MiB/s on the corpus and 35 MiB/s on CJK;
+// its heap merge took 212 ms and about 40 bytes of memory per byte for a
+// megabyte of one letter, and random base64 27 ms (commit 0d20ba6).
 //
 // With a reused dst, AppendEncode allocates nothing. The first Get of an
 // encoding, in a fresh process, takes 7.7-10.9 ms for cl100k_base and
 // 12.6-17.6 ms for o200k_base (22-23 ms at a load of 2-2.5, most of it the
-// kernel mapping fresh memory), and keeps 6.7 and 12.6 MB of heap besides
+// kernel mapping fresh memory), and keeps 6.9 and 12.8 MB of heap besides
 // the 1.9 and 4.0 MB of embedded data. Decoding runs at about 1.2 GB/s (325
 // million tokens/s), 8 times tiktoken-go, and allocates nothing when dst
 // has room. An id of three bytes on the wire can stand for a token of 128

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Byte-pair encoding of one piece, exactly as tiktoken does it: start from
@@ -63,10 +65,35 @@ type bpeTables struct {
 	// same slot, as in prefix.lens. Two bytes say little of a character of
 	// three (CJK): 64 characters share them.
 	lens3 *[1 << lens3Bits]uint32
+	// lens6 narrows the lengths of six bytes or more by the first six
+	// bytes, as lens3 does by three, for tokens that start with a byte of
+	// a character of more than one (22,000 in o200k_base, 775 in
+	// cl100k_base): most CJK characters begin tokens of two characters or
+	// more, but few pairs of characters do.
+	lens6 *[1 << lens6Bits]uint32
+	// allMade is set if BPE makes every token (as for cl100k_base and
+	// o200k_base): no need then to read a token's split to know it.
+	allMade bool
+	// validCache remembers valid's answers, for validCached.
+	validCache *[1 << validCacheBits]atomic.Uint64
+	// pieceCaches holds *pieceCache.
+	pieceCaches sync.Pool
 }
+
+// validCacheBits is the number of index bits of validCache: 128 KiB.
+const validCacheBits = 14
 
 // lens3Bits is the number of index bits of lens3.
 const lens3Bits = 16
+
+// lens6Bits is the number of index bits of lens6.
+const lens6Bits = 15
+
+// lens6Key returns the index in lens6 of the first six bytes of h8, the
+// head of a token or piece.
+func lens6Key(h8 uint64) uint32 {
+	return uint32((h8 & (1<<48 - 1)) * hashMul >> (64 - lens6Bits))
+}
 
 // lens3Key returns the index in lens3 of b's first three bytes.
 func lens3Key(b []byte) uint32 {
@@ -130,6 +157,7 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 		return nil, errBadRanks
 	}
 	t := &bpeTables{vocab: v, prefixes: new([1 << 16]prefix)}
+	t.pieceCaches.New = func() any { return new(pieceCache) }
 	for k := range t.prefixes {
 		t.prefixes[k].tok = noRank
 	}
@@ -177,10 +205,11 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 	return t, nil
 }
 
-// setLens records in prefixes (and longLens) and lens3 the lengths of the
-// tokens of three bytes or more, below n, that BPE makes.
+// setLens records in prefixes (and longLens), lens3 and lens6 the lengths
+// of the tokens of three bytes or more, below n, that BPE makes.
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
+	t.lens6 = new([1 << lens6Bits]uint32)
 	for id := range uint32(n) {
 		tok := t.vocab.token(id)
 		if len(tok) < 3 || !t.splits.made(id) {
@@ -198,6 +227,9 @@ func (t *bpeTables) setLens(n int) {
 		}
 		t.prefixes[key].lens |= bit
 		t.lens3[lens3Key(tok)] |= bit
+		if len(tok) >= 6 && tok[0] >= utf8.RuneSelf {
+			t.lens6[lens6Key(head(tok))] |= bit
+		}
 	}
 }
 
@@ -223,6 +255,8 @@ func (t *bpeTables) setSplits(splits splitTable, ord order) error {
 	}
 	t.pairs = pairs
 	t.splits = splits
+	t.validCache = new([1 << validCacheBits]atomic.Uint64)
+	t.allMade = merged+256 == len(splits)/6
 	return nil
 }
 
@@ -261,6 +295,28 @@ func (t *bpeTables) valid(a, b uint32) bool {
 	}
 }
 
+// validCached is valid, answered from validCache when the pair of tokens
+// was asked lately. Text repeats its pairs of tokens, and valid reads the
+// pair table and the splits several times each, cache misses in a row:
+// remembering its answers made CJK text 25 % faster. A slot is one word,
+// read and written atomically, so goroutines share the cache without
+// locks: 1, the pair's key (2·pairIDBits bits), then the answer.
+func (t *bpeTables) validCached(a, b uint32) bool {
+	k := pairKey(a, b)
+	slot := &t.validCache[k*hashMul>>(64-validCacheBits)]
+	tag := (1<<(2*pairIDBits) | k) << 1
+	if e := slot.Load(); e&^1 == tag {
+		return e&1 != 0
+	}
+	v := t.valid(a, b)
+	if v {
+		slot.Store(tag | 1)
+	} else {
+		slot.Store(tag)
+	}
+	return v
+}
+
 // longest returns the longest token BPE makes that is a prefix of b and
 // shorter than below bytes (below ≥ 2, len(b) ≥ 1).
 func (t *bpeTables) longest(b []byte, below int) uint32 {
@@ -272,6 +328,9 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 	if n >= 3 && p.lens != 0 {
 		lens := p.lens & t.lens3[lens3Key(b)]
 		h8 := head(b)
+		if n >= 6 && b[0] >= utf8.RuneSelf && lens&^7 != 0 {
+			lens &= t.lens6[lens6Key(h8)] | 7 // lengths 3 to 5 stay
+		}
 		if lens&longBit != 0 && n >= 34 {
 			long := t.longLens[prefixKey(b)]
 			for w := 2; w >= 0; w-- {
@@ -298,7 +357,7 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 			}
 		}
 	}
-	if p.tok != noRank && t.splits.made(p.tok) {
+	if p.tok != noRank && (t.allMade || t.splits.made(p.tok)) {
 		return p.tok
 	}
 	return t.byTok[b[0]]
@@ -314,7 +373,7 @@ func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
 		h8 &= 1<<(8*len(b)) - 1
 	}
 	id, ok := t.tokens.probe(b, h8, tokenHash(h8, len(b), tail(b)))
-	return id, ok && t.splits.made(id)
+	return id, ok && (t.allMade || t.splits.made(id))
 }
 
 // tokenLen returns the length of token id.
@@ -336,7 +395,7 @@ func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint3
 	for {
 		l := t.tokenLen(tok)
 		end := pos + l
-		if done[end/64]&(1<<(end%64)) == 0 && (len(dst) == base || t.valid(dst[len(dst)-1], tok)) {
+		if done[end/64]&(1<<(end%64)) == 0 && (len(dst) == base || t.validCached(dst[len(dst)-1], tok)) {
 			dst = append(dst, tok)
 			if pos = end; pos == n {
 				return dst
