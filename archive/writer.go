@@ -22,8 +22,8 @@ type Options struct {
 	// ModelMemory is the most model memory a ppm frame (LevelMax) gets,
 	// in MiB, from 1 to 512: each worker codes with one model at a time,
 	// and a frame takes what its size needs up to this. Default 384, what
-	// an 8 MiB store frame of text needs; less makes the model start
-	// afresh within a frame, at some cost in ratio.
+	// an 8 MiB store frame of text needs; with less the model stops
+	// growing within a frame, at some cost in ratio.
 	ModelMemory int
 	// Workers is how many goroutines scan and compress; default
 	// GOMAXPROCS.
