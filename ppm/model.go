@@ -55,6 +55,7 @@ type model struct {
 	prevClass   uint32
 
 	match matcher
+	full  bool // an allocation has failed: the model makes no more contexts
 }
 
 func newModel(words int, maxOrder int) *model {
@@ -117,6 +118,7 @@ func (m *model) successor(s uint32) uint32 { return m.mem[s+1] }
 // alloc returns n free words, or 0 if the arena is full.
 func (m *model) alloc(n uint32) uint32 {
 	if int(m.top)+int(n) > len(m.mem) {
+		m.full = true
 		return 0
 	}
 	at := m.top
@@ -335,8 +337,10 @@ func (m *model) update(found, s uint32, b byte) {
 		base = m.suffix(base)
 		bs = m.find(base, b)
 	}
+	// Full, the model makes no more contexts: it moves to the longest
+	// there is at once instead of failing to make one first.
 	m.cur = 0
-	if bs != 0 {
+	if bs != 0 && !m.full {
 		m.cur = m.successorOf(base, bs, b)
 	}
 	if m.cur == 0 {
