@@ -60,6 +60,7 @@ type model struct {
 
 func newModel(words int, maxOrder int) *model {
 	m := &model{mem: make([]uint32, words), maxOrder: maxOrder, top: 1}
+	adviseHuge(m.mem)
 	m.root = m.allocCtx(0, 0)
 	m.cur = m.root
 	for i := range m.see {
