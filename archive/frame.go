@@ -157,11 +157,11 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 
 // ppmBytesPerByte is the model memory a frame gets per byte of it, up to
 // the encoder's limit, so that a small frame does not make its reader
-// allocate a large model. A model stops growing when full, which costs
-// little where it is nearly enough: the first 8 MiB of dev100's strings
-// fill 32 bytes a byte 99% of the way in, and its 8 MiB frames code
-// 0.01% larger than with 48 (with 16: 2.7%; bench/README.md).
-const ppmBytesPerByte = 32
+// allocate a large model: about what text fills at order 16. A model
+// stops growing when full, which costs little where it is nearly enough,
+// but something: at 32 bytes a byte, dev's strings (5.5 MB, one frame)
+// code 0.45% larger, dev100's 8 MiB frames 0.01% (bench/README.md).
+const ppmBytesPerByte = 48
 
 // appendPPM appends raw as a ppm frame, or stored if it does not compress.
 func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, error) {
