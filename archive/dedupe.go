@@ -27,10 +27,11 @@ const (
 	// entry longer than that.
 	maxStoreFrame = 4 << 20
 	// maxStoreFrameMax is LevelMax's: a context model learns over a
-	// frame, and 8 MiB of strings code 5.5% smaller than 4 MiB, 16 MiB
-	// 10.4% (dev100, bench/README.md), at the cost of model memory and
-	// of what a read of one record decodes.
-	maxStoreFrameMax = 8 << 20
+	// frame, and dev100's strings code 5.0% smaller in frames of 16 MiB
+	// than of 8 in the same model memory (384 MiB, which a 16 MiB frame
+	// fills some 13 MiB in; bench/README.md), at the cost of what a read
+	// of one record decodes: its frame and the segment's first.
+	maxStoreFrameMax = 16 << 20
 	// defaultSegment is how many frames of a stream share a dictionary:
 	// the segment's first frame, whose raw bytes the others are
 	// compressed against.

@@ -21,9 +21,9 @@ type Options struct {
 	Level int
 	// ModelMemory is the most model memory a ppm frame (LevelMax) gets,
 	// in MiB, from 1 to 512: each worker codes with one model at a time,
-	// and a frame takes what its size needs up to this. Default 384, what
-	// an 8 MiB store frame of text needs; less makes the model start
-	// afresh within a frame, at some cost in ratio.
+	// and a frame takes what its size needs up to this. Default 384: the
+	// model of a 16 MiB store frame of text stops growing some 13 MiB in,
+	// which costs 0.2% over 512 on dev100's strings (256 MiB: 1.8%).
 	ModelMemory int
 	// Workers is how many goroutines scan and compress; default
 	// GOMAXPROCS.

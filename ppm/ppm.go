@@ -46,7 +46,7 @@ var (
 	ErrTooLong = errors.New("ppm: the data decodes to more than allowed")
 )
 
-const version = 1
+const version = 2 // 1: the model started afresh when full
 
 // header = version | order | uvarint memory_mib | uvarint raw_len | crc32 (4, of the raw bytes)
 //
@@ -67,7 +67,7 @@ func appendHeader(dst []byte, order, memory, rawLen int, sum uint32, dict []byte
 // bytes of data: at most 64 bytes a byte of data, more than text fills
 // (about 48 at order 16), so a short input, or a hostile header, does not
 // make either side allocate the whole of memory. Both sides size it the
-// same way: where the model restarts depends on it.
+// same way: where the model stops growing depends on it.
 func arenaWords(memory, n, order int) int {
 	return int(min(int64(memory)<<18, int64(n)*16+1<<16))
 }
