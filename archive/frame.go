@@ -185,10 +185,9 @@ func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, 
 type frameDecoder struct {
 	z *zstd.Decoder
 	// A frame with a dictionary is read spliced (see splice): its pieces
-	// and the headers among them, the pieces joined, and what it decodes
-	// to, reused from frame to frame.
-	pieces         [][]byte
-	heads, in, out []byte
+	// and the headers among them, reused from frame to frame.
+	pieces [][]byte
+	heads  []byte
 }
 
 func newFrameDecoder() (*frameDecoder, error) {
@@ -218,53 +217,19 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 		}
 		return out[:len(out):len(out)], nil
 	}
-	data, err := d.zstdInput(f, dict)
-	if err != nil {
-		return dst, err
-	}
-	// Spliced, the frame decodes to the dictionary's bytes, then its own,
-	// into the decoder's buffer; else into dst. Either has room for
-	// exactly what the frame's header says.
-	want := len(dict) + f.rawLen
-	buf := dst
 	if dict != nil {
-		d.out = growCap(d.out[:0], want)
-		buf = d.out
+		return d.stream(dst, f, dict, nil)
 	}
-	buf = growCap(buf, want)
-	start := len(buf)
-	out, err := d.z.DecodeAll(data, buf[:start:start+want])
-	if err == nil && len(out)-start != want {
-		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-start-len(dict), f.rawLen)
+	start := len(dst)
+	dst = growCap(dst, f.rawLen)
+	out, err := d.z.DecodeAll(f.data, dst[:start:start+f.rawLen])
+	if err == nil && len(out)-start != f.rawLen {
+		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
 	}
 	if err != nil {
-		return dst, corruptf("frame: %v", err)
+		return dst[:start], corruptf("frame: %v", err)
 	}
-	if dict == nil {
-		return out[:len(out):len(out)], nil
-	}
-	dst = append(growCap(dst, f.rawLen), out[start+len(dict):]...)
-	return dst[:len(dst):len(dst)], nil
-}
-
-// zstdInput is what the zstd decoder reads for frame f: its data, or,
-// with a dictionary, the data spliced behind the dictionary's bytes.
-func (d *frameDecoder) zstdInput(f frame, dict []byte) ([]byte, error) {
-	if dict == nil {
-		return f.data, nil
-	}
-	if err := d.splice(f.data, dict, f.rawLen); err != nil {
-		return nil, err
-	}
-	n := 0
-	for _, p := range d.pieces {
-		n += len(p)
-	}
-	d.in = growCap(d.in[:0], n)
-	for _, p := range d.pieces {
-		d.in = append(d.in, p...)
-	}
-	return d.in, nil
+	return out[:len(out):len(out)], nil
 }
 
 // splice sets d.pieces to a zstd frame equal to frame, a zstd frame of
@@ -413,47 +378,57 @@ const prefixStep = 128 << 10
 // record so decodes only as far as the record, not its whole frame.
 func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) (out []byte, complete bool, err error) {
 	if f.coder != coderZstd || enough == nil {
-		// All of it: DecodeAll is the fast way, the streaming decoder
-		// moving its history block by block.
 		out, err = d.decode(dst, f, dict)
 		return out, err == nil, err
 	}
 	start := len(dst)
+	out, err = d.stream(dst, f, dict, enough)
+	return out, err == nil && len(out)-start == f.rawLen, err
+}
+
+// stream appends the raw bytes of f, a zstd frame, to dst through the
+// streaming decoder, the frame spliced behind dict if it has one (read
+// from its pieces, not copied first), stopping early if enough (if not
+// nil) says so. Spliced, this is faster than decoding the joined pieces
+// with DecodeAll, and needs no memory for them: dev100 decompression
+// 60.0 -> 57.5 ms (2 workers), and 20 thousand page faults -> 15 for
+// m2m-batch -d -T2.
+func (d *frameDecoder) stream(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) ([]byte, error) {
+	start := len(dst)
 	var in io.Reader = bytes.NewReader(f.data)
 	if dict != nil {
-		// The spliced frame, read from its pieces: not copied first.
 		if err := d.splice(f.data, dict, f.rawLen); err != nil {
-			return dst, false, err
+			return dst, err
 		}
 		in = &piecesReader{d.pieces}
 	}
-	if err = d.z.Reset(in); err != nil {
-		return dst, false, corruptf("frame: %v", err)
+	if err := d.z.Reset(in); err != nil {
+		return dst, corruptf("frame: %v", err)
 	}
 	defer d.z.Reset(nil)
 	// The dictionary's bytes come first: read past them.
-	if n, rerr := io.CopyN(io.Discard, d.z, int64(len(dict))); rerr != nil {
-		return dst, false, corruptf("frame: dictionary's bytes: %d of %d: %v", n, len(dict), rerr)
+	if n, err := io.CopyN(io.Discard, d.z, int64(len(dict))); err != nil {
+		return dst, corruptf("frame: dictionary's bytes: %d of %d: %v", n, len(dict), err)
 	}
 	// Room for all of it at once: a prefix grown as it comes would be
 	// copied, on average, once more.
 	dst = growCap(dst, f.rawLen)
 	for len(dst)-start < f.rawLen {
-		n, rerr := io.ReadFull(d.z, dst[len(dst):cap(dst)][:min(prefixStep, f.rawLen-(len(dst)-start))])
+		n, err := io.ReadFull(d.z, dst[len(dst):cap(dst)][:min(prefixStep, f.rawLen-(len(dst)-start))])
 		dst = dst[:len(dst)+n]
-		if rerr != nil {
-			return dst[:start], false, corruptf("frame: %v", rerr)
+		if err != nil {
+			return dst[:start], corruptf("frame: %v", err)
 		}
-		if len(dst)-start < f.rawLen && enough(dst[start:]) {
-			return dst, false, nil
+		if enough != nil && len(dst)-start < f.rawLen && enough(dst[start:]) {
+			return dst, nil
 		}
 	}
 	// The whole frame: nothing may follow it.
 	var one [1]byte
-	if n, rerr := d.z.Read(one[:]); n != 0 || rerr != io.EOF {
-		return dst[:start], false, corruptf("frame decodes to more than its header says")
+	if n, err := d.z.Read(one[:]); n != 0 || err != io.EOF {
+		return dst[:start], corruptf("frame decodes to more than its header says")
 	}
-	return dst, true, nil
+	return dst[:len(dst):len(dst)], nil
 }
 
 // growCap returns b with room for n more bytes.
