@@ -9,17 +9,25 @@ import (
 	"github.com/m2m-go/m2m/internal/sample"
 )
 
-// benchInput is PPM_FILE, or the embedded sample.
-func benchInput(b *testing.B) []byte {
+// benchFile is the contents of PPM_FILE, or nil if it is not set.
+func benchFile(tb testing.TB) []byte {
 	path := os.Getenv("PPM_FILE")
 	if path == "" {
-		return sample.JSONL()
+		return nil
 	}
 	in, err := os.ReadFile(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return in
+}
+
+// benchInput is PPM_FILE, or the embedded sample.
+func benchInput(b *testing.B) []byte {
+	if in := benchFile(b); in != nil {
+		return in
+	}
+	return sample.JSONL()
 }
 
 func BenchmarkEncode(b *testing.B) {
@@ -56,13 +64,9 @@ func BenchmarkDecode(b *testing.B) {
 // package archive gives) up to PPM_MEM MiB (default 384), each frame after
 // the first with the first as its dictionary. It skips without PPM_FILE.
 func framesSetup(b *testing.B) (frames [][]byte, opts []Options) {
-	path := os.Getenv("PPM_FILE")
-	if path == "" {
+	in := benchFile(b)
+	if in == nil {
 		b.Skip("PPM_FILE not set")
-	}
-	in, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
 	}
 	env := func(name string, def int) int {
 		v, err := strconv.Atoi(os.Getenv(name))

@@ -47,16 +47,12 @@ func TestRoundTrip(t *testing.T) {
 
 // TestFile reports the size of PPM_FILE, for measurements.
 func TestFile(t *testing.T) {
-	path := os.Getenv("PPM_FILE")
-	if path == "" {
+	in := benchFile(t)
+	if in == nil {
 		t.Skip("PPM_FILE not set")
 	}
-	in, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	packed := roundTrip(t, in, Options{})
-	t.Logf("%s: %d -> %d (%.3f bpc)", path, len(in), len(packed), 8*float64(len(packed))/float64(len(in)))
+	t.Logf("%s: %d -> %d (%.3f bpc)", os.Getenv("PPM_FILE"), len(in), len(packed), 8*float64(len(packed))/float64(len(in)))
 }
 
 // FuzzDecode decodes anything: no panic, and a bounded result.

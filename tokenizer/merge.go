@@ -212,7 +212,7 @@ func (t *bpeTables) setLens(n int) {
 	t.lens6 = new([1 << lens6Bits]uint32)
 	for id := range uint32(n) {
 		tok := t.vocab.token(id)
-		if len(tok) < 3 || !t.splits.made(id) {
+		if len(tok) < 3 || !t.made(id) {
 			continue
 		}
 		key := prefixKey(tok)
@@ -317,6 +317,10 @@ func (t *bpeTables) validCached(a, b uint32) bool {
 	return v
 }
 
+// made reports whether BPE makes token id, without reading its split
+// when it makes every token.
+func (t *bpeTables) made(id uint32) bool { return t.allMade || t.splits.made(id) }
+
 // longest returns the longest token BPE makes that is a prefix of b and
 // shorter than below bytes (below ≥ 2, len(b) ≥ 1).
 func (t *bpeTables) longest(b []byte, below int) uint32 {
@@ -357,7 +361,7 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 			}
 		}
 	}
-	if p.tok != noRank && (t.allMade || t.splits.made(p.tok)) {
+	if p.tok != noRank && t.made(p.tok) {
 		return p.tok
 	}
 	return t.byTok[b[0]]
@@ -373,7 +377,7 @@ func (t *bpeTables) reachable(b []byte, h8 uint64) (uint32, bool) {
 		h8 &= 1<<(8*len(b)) - 1
 	}
 	id, ok := t.tokens.probe(b, h8, tokenHash(h8, len(b), tail(b)))
-	return id, ok && (t.allMade || t.splits.made(id))
+	return id, ok && t.made(id)
 }
 
 // tokenLen returns the length of token id.
