@@ -1,10 +1,14 @@
 package archive
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/m2m-go/m2m/internal/huge"
+)
 
 // Buffers of the writer's batches, frames and blocks, a few MiB each, are
-// recycled: fresh ones cost page faults, and the system time they take
-// matched the user time of a run.
+// recycled, and advised to huge pages when made: fresh ones cost page
+// faults, and the system time they take matched the user time of a run.
 var bufs sync.Pool // *[]byte
 
 // getBuf returns an empty buffer with room for n bytes.
@@ -12,7 +16,7 @@ func getBuf(n int) []byte {
 	if p, ok := bufs.Get().(*[]byte); ok && cap(*p) >= n {
 		return (*p)[:0]
 	}
-	return make([]byte, 0, n)
+	return huge.Bytes(n)
 }
 
 // putBuf gives b back for reuse; nothing may use it after.
@@ -28,7 +32,7 @@ var batches = sync.Pool{New: func() any { return new(batch) }}
 func getBatch(n int) *batch {
 	b := batches.Get().(*batch)
 	if cap(b.buf) < n {
-		b.buf = make([]byte, 0, n)
+		b.buf = huge.Bytes(n)
 	}
 	b.buf, b.recs = b.buf[:0], b.recs[:0]
 	return b

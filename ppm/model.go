@@ -25,6 +25,8 @@ package ppm
 // the context is made then with the symbol that followed that time, so a
 // stretch of text seen once is predicted the second time from its longest
 // context on (PPMd's way).
+import "github.com/m2m-go/m2m/internal/huge"
+
 const (
 	ctxWords   = 4
 	stateWords = 2
@@ -60,7 +62,9 @@ type model struct {
 
 func newModel(words int, maxOrder int) *model {
 	m := &model{mem: make([]uint32, words), maxOrder: maxOrder, top: 1}
-	adviseHuge(m.mem)
+	// The model reads its arena at random: with 4 KiB pages nearly every
+	// context or state it touches would miss the TLB.
+	huge.Advise(m.mem)
 	m.root = m.allocCtx(0, 0)
 	m.cur = m.root
 	for i := range m.see {
