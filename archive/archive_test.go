@@ -220,8 +220,8 @@ func TestTable(t *testing.T) {
 
 // TestSchedule: Decode's order takes up every records block and store
 // frame once, records blocks in file order, and each store frame before
-// any records block that follows the frame before it of its kind (whose
-// records may refer to it).
+// any records block that follows the frame depth before it of its kind
+// (the frame before it: whose records may refer to it).
 func TestSchedule(t *testing.T) {
 	packed, _ := write(t, sample.JSONL(), small, 1<<20)
 	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
@@ -229,8 +229,14 @@ func TestSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	for depth := 1; depth <= 3; depth++ {
+		t.Run(fmt.Sprint("depth=", depth), func(t *testing.T) { testSchedule(t, r, depth) })
+	}
+}
+
+func testSchedule(t *testing.T, r *Reader, depth int) {
 	var order []int
-	if err := r.schedule(func(b, _ int) error { order = append(order, b); return nil }); err != nil {
+	if err := r.schedule(depth, func(b, _ int) error { order = append(order, b); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	pos := map[int]int{}
@@ -247,11 +253,11 @@ func TestSchedule(t *testing.T) {
 			if _, ok := pos[f.block]; !ok {
 				t.Fatalf("store frame %d (block %d) not taken up", i, f.block)
 			}
-			if i == 0 {
+			if i < depth {
 				continue
 			}
-			// The first records block after frame i-1 in the file.
-			for b := fs[i-1].block + 1; b < f.block; b++ {
+			// The first records block after frame i-depth in the file.
+			for b := fs[i-depth].block + 1; b < f.block; b++ {
 				if r.ix.BlockRecords(b) > 0 {
 					if pos[f.block] > pos[b] {
 						t.Errorf("kind %d frame %d (block %d) after records block %d", k, i, f.block, b)

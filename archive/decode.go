@@ -17,6 +17,11 @@ import (
 // on: a block that decodes to a lot streams through in pieces.
 const pieceSize = 256 << 10
 
+// aheadBudget is the decoded output, a worker, that Decode holds while
+// it waits to be written in order: a records block's, so that a worker
+// can finish one while the block before it is written.
+const aheadBudget = 8 << 20
+
 // DecodeOptions configure Decode. The zero value decodes on every CPU.
 type DecodeOptions struct {
 	Workers int // goroutines decoding records blocks; 0: GOMAXPROCS
@@ -56,9 +61,9 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			stores[f.block] = f
 		}
 	}
-	err := flow.Ordered(ctx, workers, 2*workers, flowBudget,
+	err := flow.Ordered(ctx, workers, 2*workers, int64(workers)*aheadBudget,
 		func(ctx context.Context, emit func(int, int) error) error {
-			return r.schedule(emit)
+			return r.schedule(workers, emit)
 		},
 		func(worker int, b int, send func(piece, int) error) error {
 			if f, ok := stores[b]; ok {
@@ -119,14 +124,17 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 }
 
 // schedule emits the blocks Decode works on, records blocks in file order
-// and store frames one ahead of it. The writer closes a store frame when
+// and store frames depth ahead of it. The writer closes a store frame when
 // it is full, so the records blocks written while it filled come before it
-// in the file and refer to it: frame k+1 of a kind is emitted where frame
-// k is in the file (frame 0 at the start), for workers to decode it while
-// others expand the records that come before it, instead of all of them
-// waiting for whichever took it up first. The cache holds one more frame
-// of each kind than it would in file order.
-func (r *Reader) schedule(emit func(int, int) error) error {
+// in the file and refer to it: frame k+depth of a kind is emitted where
+// frame k is in the file (frames 0 to depth-1 at the start), for workers
+// to decode it while others expand the records that come before it,
+// instead of all of them waiting for whichever took it up first. Decode
+// asks for one frame ahead a worker: with one, on two workers, the
+// records blocks after a frame waited on the worker decoding the next.
+// The cache holds depth more frames of each kind than it would in file
+// order.
+func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 	next := [2]int{} // of r.frames[k], the next to emit
 	ahead := func(k int) error {
 		if next[k] >= len(r.frames[k]) {
@@ -136,8 +144,10 @@ func (r *Reader) schedule(emit func(int, int) error) error {
 		return emit(r.frames[k][next[k]-1].block, 0)
 	}
 	for k := range r.frames {
-		if err := ahead(k); err != nil {
-			return err
+		for range max(depth, 1) {
+			if err := ahead(k); err != nil {
+				return err
+			}
 		}
 	}
 	at := [2]int{} // of r.frames[k], the next to meet in the file

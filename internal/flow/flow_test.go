@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestOrdered: results come in order; bytes in flight stay within the
@@ -69,9 +70,10 @@ func TestOrdered(t *testing.T) {
 			t.Errorf("%d workers: %d results, want %d", workers, len(consumed), want)
 		}
 		// Results sent and not consumed are within the budget, but for
-		// the head's (its queue of 4, and the one its worker is sending);
-		// each other worker holds one more, not yet sent.
-		if p := peak.Load(); p > limit+int64(5+workers)*maxPiece {
+		// one of the head's, which goes over it only when the consumer
+		// has taken all its others; each worker holds one more, not yet
+		// sent.
+		if p := peak.Load(); p > limit+int64(1+workers)*maxPiece {
 			t.Errorf("%d workers: %d bytes in flight, budget %d", workers, p, limit)
 		}
 	}
@@ -148,5 +150,49 @@ func TestOrdered(t *testing.T) {
 		func(int) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestRunAhead: a worker goes on sending the pieces of a job that is not
+// the head, within the budget, however many they are, while the head's
+// worker is still busy: job 0 ends only once job 1 has sent all of its
+// pieces. (A bound of four pieces a job held job 1's worker back until
+// job 0 was consumed: one worker at a time did work.)
+func TestRunAhead(t *testing.T) {
+	const pieces = 64
+	sent := make(chan struct{})
+	var got []int
+	err := Ordered(context.Background(), 2, 4, 1<<20,
+		func(ctx context.Context, emit func(int, int) error) error {
+			for j := range 2 {
+				if err := emit(j, 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(_ int, j int, send func(int, int) error) error {
+			if j == 0 {
+				select {
+				case <-sent:
+				case <-time.After(10 * time.Second):
+					return errors.New("job 1's worker was held back while job 0 was busy")
+				}
+				return send(0, 1)
+			}
+			for i := range pieces {
+				if err := send(1+i, 1); err != nil {
+					return err
+				}
+			}
+			close(sent)
+			return nil
+		},
+		func(r int) error { got = append(got, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1+pieces || got[0] != 0 || got[pieces] != pieces {
+		t.Fatalf("results %v", got)
 	}
 }
