@@ -109,7 +109,9 @@ func TestSplice(t *testing.T) {
 
 // FuzzSplice: any frame data with a dictionary decodes, spliced, to the
 // bytes klauspost's decoder makes of it with the dictionary, or is an
-// error; never a panic.
+// error; never a panic. Decoded whole (DecodeAll) and streamed (as a
+// read of one record does), it gives the same bytes or an error both
+// ways.
 func FuzzSplice(f *testing.F) {
 	frames, _, raws := spliceCases(f)
 	for i, data := range frames {
@@ -127,7 +129,12 @@ func FuzzSplice(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, rawLen uint16) {
-		got, err := d.decode(nil, frame{coder: coderZstd, rawLen: int(rawLen), data: data}, dict)
+		fr := frame{coder: coderZstd, rawLen: int(rawLen), data: data}
+		got, err := d.decode(nil, fr, dict)
+		streamed, complete, serr := d.decodePrefix(nil, fr, dict, func([]byte) bool { return false })
+		if (err == nil) != (serr == nil) || err == nil && (!complete || !bytes.Equal(got, streamed)) {
+			t.Fatalf("whole: %d bytes, %v; streamed: %d bytes, complete %v, %v", len(got), err, len(streamed), complete, serr)
+		}
 		if err != nil {
 			return
 		}
