@@ -143,8 +143,10 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 		next[k]++
 		return emit(r.frames[k][next[k]-1].block, 0)
 	}
-	for k := range r.frames {
-		for range max(depth, 1) {
+	// Each kind's first frame before any's second, which needs the
+	// first as its dictionary.
+	for range max(depth, 1) {
+		for k := range r.frames {
 			if err := ahead(k); err != nil {
 				return err
 			}
