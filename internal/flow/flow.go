@@ -135,7 +135,9 @@ func (rs *results[R]) pop(done <-chan struct{}) (piece[R], bool) {
 // results, one or several, each with its size; consume receives them in
 // the order the jobs were emitted, and each job's in the order sent. At
 // most queue jobs wait for a worker, and the bytes of jobs and results
-// not yet consumed are bounded by limit (see type budget). The first
+// not yet consumed are bounded by limit (see type budget); only their
+// bytes are, so a worker may run ahead of the consumer by many results
+// (and by any number of results of size 0). The first
 // error, from any of the three or from ctx, stops the others, and is what
 // Ordered returns.
 func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
