@@ -322,11 +322,12 @@ func (t *bpeTables) validCached(a, b uint32) bool {
 func (t *bpeTables) made(id uint32) bool { return t.allMade || t.splits.made(id) }
 
 // longest returns the longest token BPE makes that is a prefix of b and
-// shorter than below bytes (below ≥ 2, len(b) ≥ 1).
-func (t *bpeTables) longest(b []byte, below int) uint32 {
+// shorter than below bytes (below ≥ 2, len(b) ≥ 1), and its length, which
+// spares backtracking a read of the token's length from the vocabulary.
+func (t *bpeTables) longest(b []byte, below int) (uint32, int) {
 	n := min(len(b), below-1)
 	if n < 2 {
-		return t.byTok[b[0]]
+		return t.byTok[b[0]], 1
 	}
 	p := t.prefixes[prefixKey(b)]
 	if n >= 3 && p.lens != 0 {
@@ -343,7 +344,7 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 					x &^= 1 << i
 					if l := 34 + 32*w + i; l <= n {
 						if id, ok := t.reachable(b[:l], h8); ok {
-							return id
+							return id, l
 						}
 					}
 				}
@@ -357,14 +358,14 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 			i := bits.Len32(m) - 1
 			m &^= 1 << i
 			if id, ok := t.reachable(b[:i+3], h8); ok {
-				return id
+				return id, i + 3
 			}
 		}
 	}
 	if p.tok != noRank && t.made(p.tok) {
-		return p.tok
+		return p.tok, 2
 	}
-	return t.byTok[b[0]]
+	return t.byTok[b[0]], 1
 }
 
 // reachable returns the id of the token b, of three bytes or more, whose
@@ -395,20 +396,19 @@ func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint3
 	clear(done)
 	base := len(dst)
 	pos := 0
-	tok := t.longest(piece, n+1)
+	tok, l := t.longest(piece, n+1)
 	for {
-		l := t.tokenLen(tok)
 		end := pos + l
 		if done[end/64]&(1<<(end%64)) == 0 && (len(dst) == base || t.validCached(dst[len(dst)-1], tok)) {
 			dst = append(dst, tok)
 			if pos = end; pos == n {
 				return dst
 			}
-			tok = t.longest(piece[pos:], n-pos+1)
+			tok, l = t.longest(piece[pos:], n-pos+1)
 			continue
 		}
 		if l > 1 {
-			tok = t.longest(piece[pos:], l)
+			tok, l = t.longest(piece[pos:], l)
 			continue
 		}
 		// No token is valid at pos: take back the one before it.
@@ -418,6 +418,7 @@ func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint3
 		done[pos/64] |= 1 << (pos % 64)
 		tok = dst[len(dst)-1]
 		dst = dst[:len(dst)-1]
-		pos -= t.tokenLen(tok)
+		l = t.tokenLen(tok)
+		pos -= l
 	}
 }
