@@ -71,6 +71,11 @@ type bpeTables struct {
 	// cl100k_base): most CJK characters begin tokens of two characters or
 	// more, but few pairs of characters do.
 	lens6 *[1 << lens6Bits]uint32
+	// chars describes, for each character of three bytes (most CJK
+	// characters), the tokens BPE makes that start with it: one word,
+	// where prefixes, lens3 and a probe of the token table for the
+	// character's own token cost three cache misses (see charInfo).
+	chars *[1 << 16]charInfo
 	// allMade is set if BPE makes every token (as for cl100k_base and
 	// o200k_base): no need then to read a token's split to know it.
 	allMade bool
@@ -93,6 +98,31 @@ const lens6Bits = 15
 // head of a token or piece.
 func lens6Key(h8 uint64) uint32 {
 	return uint32((h8 & (1<<48 - 1)) * hashMul >> (64 - lens6Bits))
+}
+
+// A charInfo describes the tokens BPE makes that start with a character
+// of three bytes: the id plus one of the character's own token, if it is
+// one, at charID and up (0 if not), and the lengths l of the others from 4
+// to charMaxLen bytes at bit l-3, with charLong if there are longer ones.
+type charInfo uint32
+
+const (
+	charMaxLen = 15
+	charLong   = 1 << (charMaxLen - 2)
+	charID     = charMaxLen - 1 // the shift of the id
+)
+
+// isChar3 reports whether b (of three bytes or more) starts with the
+// bytes of a character of three: in text, which is valid UTF-8, a lead
+// byte says so, but BPE is exact for any bytes.
+func isChar3(b []byte) bool {
+	return b[0]&0xf0 == 0xe0 && b[1]&0xc0 == 0x80 && b[2]&0xc0 == 0x80
+}
+
+// charKey returns the index in chars of b's first character, of three
+// bytes.
+func charKey(b []byte) uint16 {
+	return uint16(b[0]&0x0f)<<12 | uint16(b[1]&0x3f)<<6 | uint16(b[2]&0x3f)
 }
 
 // lens3Key returns the index in lens3 of b's first three bytes.
@@ -210,6 +240,9 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
 	t.lens6 = new([1 << lens6Bits]uint32)
+	if n < 1<<(32-charID) {
+		t.chars = new([1 << 16]charInfo)
+	}
 	for id := range uint32(n) {
 		tok := t.vocab.token(id)
 		if len(tok) < 3 || !t.made(id) {
@@ -229,6 +262,17 @@ func (t *bpeTables) setLens(n int) {
 		t.lens3[lens3Key(tok)] |= bit
 		if len(tok) >= 6 && tok[0] >= utf8.RuneSelf {
 			t.lens6[lens6Key(head(tok))] |= bit
+		}
+		if t.chars != nil && isChar3(tok) {
+			c := &t.chars[charKey(tok)]
+			switch l := len(tok); {
+			case l == 3:
+				*c |= charInfo(id+1) << charID
+			case l <= charMaxLen:
+				*c |= 1 << (l - 3)
+			default:
+				*c |= charLong
+			}
 		}
 	}
 }
@@ -329,6 +373,11 @@ func (t *bpeTables) longest(b []byte, below int) (uint32, int) {
 	if n < 2 {
 		return t.byTok[b[0]], 1
 	}
+	if n >= 3 && isChar3(b) && t.chars != nil {
+		if c := t.chars[charKey(b)]; c&charLong == 0 {
+			return t.longestChar(b, n, c)
+		}
+	}
 	p := t.prefixes[prefixKey(b)]
 	if n >= 3 && p.lens != 0 {
 		lens := p.lens & t.lens3[lens3Key(b)]
@@ -363,6 +412,36 @@ func (t *bpeTables) longest(b []byte, below int) (uint32, int) {
 		}
 	}
 	if p.tok != noRank && t.made(p.tok) {
+		return p.tok, 2
+	}
+	return t.byTok[b[0]], 1
+}
+
+// longestChar is longest for b, which starts with a character of three
+// bytes whose tokens c describes, none longer than charMaxLen, and n of
+// whose bytes may be taken (n ≥ 3).
+func (t *bpeTables) longestChar(b []byte, n int, c charInfo) (uint32, int) {
+	lens := uint32(c) & (charLong - 1) &^ 1 // lengths 4 to charMaxLen
+	if n < charMaxLen {
+		lens &= 1<<(n-2) - 1
+	}
+	if lens != 0 {
+		h8 := head(b)
+		if n >= 6 && lens&^7 != 0 {
+			lens &= t.lens6[lens6Key(h8)] | 7
+		}
+		for lens != 0 {
+			i := bits.Len32(lens) - 1
+			lens &^= 1 << i
+			if id, ok := t.reachable(b[:i+3], h8); ok {
+				return id, i + 3
+			}
+		}
+	}
+	if id := uint32(c >> charID); id != 0 {
+		return id - 1, 3
+	}
+	if p := t.prefixes[prefixKey(b)]; p.tok != noRank && t.made(p.tok) {
 		return p.tok, 2
 	}
 	return t.byTok[b[0]], 1
