@@ -65,12 +65,15 @@ type bpeTables struct {
 	// same slot, as in prefix.lens. Two bytes say little of a character of
 	// three (CJK): 64 characters share them.
 	lens3 *[1 << lens3Bits]uint32
-	// lens6 narrows the lengths of six bytes or more by the first six
-	// bytes, as lens3 does by three, for tokens that start with a byte of
-	// a character of more than one (22,000 in o200k_base, 775 in
-	// cl100k_base): most CJK characters begin tokens of two characters or
-	// more, but few pairs of characters do.
-	lens6 *[1 << lens6Bits]uint32
+	// heads holds, for the tokens of four bytes or more that BPE makes
+	// and that start with a byte of a character of more than one (26,000
+	// in o200k_base, 1,400 in cl100k_base), their length and first eight
+	// bytes at most (headsHash), in 64 and 4 KiB. Before it probes the
+	// token table for a length that the first bytes allow, longest asks
+	// heads, which stays in cache: most CJK characters begin tokens (of
+	// two characters, or of one and part of another) other than those
+	// that the text goes on with.
+	heads *filter
 	// chars describes, for each character of three bytes (most CJK
 	// characters), the tokens BPE makes that start with it: one word,
 	// where prefixes, lens3 and a probe of the token table for the
@@ -91,13 +94,20 @@ const validCacheBits = 14
 // lens3Bits is the number of index bits of lens3.
 const lens3Bits = 16
 
-// lens6Bits is the number of index bits of lens6.
-const lens6Bits = 15
+// headsHash returns the hash in heads of a token of l bytes (l ≥ 4) whose
+// first eight bytes (or more) are h8.
+func headsHash(h8 uint64, l int) uint64 {
+	if l < 8 {
+		h8 &= 1<<(8*l) - 1
+	}
+	return (h8 ^ uint64(l)<<56) * hashMul
+}
 
-// lens6Key returns the index in lens6 of the first six bytes of h8, the
-// head of a token or piece.
-func lens6Key(h8 uint64) uint32 {
-	return uint32((h8 & (1<<48 - 1)) * hashMul >> (64 - lens6Bits))
+// inHeads reports whether heads may hold a token of l bytes that starts
+// with h8, for bytes that start with a byte of a character of more than
+// one (multi): otherwise it does not know, and says so.
+func (t *bpeTables) inHeads(h8 uint64, l int, multi bool) bool {
+	return !multi || l < 4 || t.heads.has(headsHash(h8, l))
 }
 
 // A charInfo describes the tokens BPE makes that start with a character
@@ -235,11 +245,17 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 	return t, nil
 }
 
-// setLens records in prefixes (and longLens), lens3 and lens6 the lengths
-// of the tokens of three bytes or more, below n, that BPE makes.
+// setLens records in prefixes (and longLens), lens3, heads and chars the
+// tokens of three bytes or more, below n, that BPE makes.
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
-	t.lens6 = new([1 << lens6Bits]uint32)
+	nHeads := 0
+	for id := range uint32(n) {
+		if tok := t.vocab.token(id); len(tok) >= 4 && tok[0] >= utf8.RuneSelf {
+			nHeads++
+		}
+	}
+	t.heads = newFilter(nHeads)
 	if n < 1<<(32-charID) {
 		t.chars = new([1 << 16]charInfo)
 	}
@@ -260,8 +276,8 @@ func (t *bpeTables) setLens(n int) {
 		}
 		t.prefixes[key].lens |= bit
 		t.lens3[lens3Key(tok)] |= bit
-		if len(tok) >= 6 && tok[0] >= utf8.RuneSelf {
-			t.lens6[lens6Key(head(tok))] |= bit
+		if len(tok) >= 4 && tok[0] >= utf8.RuneSelf {
+			t.heads.add(headsHash(head(tok), len(tok)))
 		}
 		if t.chars != nil && isChar3(tok) {
 			c := &t.chars[charKey(tok)]
@@ -382,16 +398,14 @@ func (t *bpeTables) longest(b []byte, below int) (uint32, int) {
 	if n >= 3 && p.lens != 0 {
 		lens := p.lens & t.lens3[lens3Key(b)]
 		h8 := head(b)
-		if n >= 6 && b[0] >= utf8.RuneSelf && lens&^7 != 0 {
-			lens &= t.lens6[lens6Key(h8)] | 7 // lengths 3 to 5 stay
-		}
+		multi := b[0] >= utf8.RuneSelf
 		if lens&longBit != 0 && n >= 34 {
 			long := t.longLens[prefixKey(b)]
 			for w := 2; w >= 0; w-- {
 				for x := long[w]; x != 0; {
 					i := bits.Len32(x) - 1
 					x &^= 1 << i
-					if l := 34 + 32*w + i; l <= n {
+					if l := 34 + 32*w + i; l <= n && t.inHeads(h8, l, multi) {
 						if id, ok := t.reachable(b[:l], h8); ok {
 							return id, l
 						}
@@ -406,6 +420,9 @@ func (t *bpeTables) longest(b []byte, below int) (uint32, int) {
 		for m != 0 {
 			i := bits.Len32(m) - 1
 			m &^= 1 << i
+			if !t.inHeads(h8, i+3, multi) {
+				continue
+			}
 			if id, ok := t.reachable(b[:i+3], h8); ok {
 				return id, i + 3
 			}
@@ -427,12 +444,12 @@ func (t *bpeTables) longestChar(b []byte, n int, c charInfo) (uint32, int) {
 	}
 	if lens != 0 {
 		h8 := head(b)
-		if n >= 6 && lens&^7 != 0 {
-			lens &= t.lens6[lens6Key(h8)] | 7
-		}
 		for lens != 0 {
 			i := bits.Len32(lens) - 1
 			lens &^= 1 << i
+			if !t.heads.has(headsHash(h8, i+3)) {
+				continue
+			}
 			if id, ok := t.reachable(b[:i+3], h8); ok {
 				return id, i + 3
 			}
