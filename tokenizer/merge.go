@@ -83,13 +83,13 @@ type bpeTables struct {
 	// o200k_base): no need then to read a token's split to know it.
 	allMade bool
 	// validCache remembers valid's answers, for validCached.
-	validCache *[1 << validCacheBits]atomic.Uint64
+	validCache *[1 << validCacheBits]atomic.Uint32
 	// pieceCaches holds *pieceCache.
 	pieceCaches sync.Pool
 }
 
 // validCacheBits is the number of index bits of validCache: 128 KiB.
-const validCacheBits = 14
+const validCacheBits = 15
 
 // lens3Bits is the number of index bits of lens3.
 const lens3Bits = 16
@@ -315,7 +315,7 @@ func (t *bpeTables) setSplits(splits splitTable, ord order) error {
 	}
 	t.pairs = pairs
 	t.splits = splits
-	t.validCache = new([1 << validCacheBits]atomic.Uint64)
+	t.validCache = new([1 << validCacheBits]atomic.Uint32)
 	t.allMade = merged+256 == len(splits)/6
 	return nil
 }
@@ -360,11 +360,15 @@ func (t *bpeTables) valid(a, b uint32) bool {
 // pair table and the splits several times each, cache misses in a row:
 // remembering its answers made CJK text 25 % faster. A slot is one word,
 // read and written atomically, so goroutines share the cache without
-// locks: 1, the pair's key (2·pairIDBits bits), then the answer.
+// locks. The pair's key, mixed by a bijection of its 2·pairIDBits bits, is
+// the slot's index and what the slot holds besides the answer and a bit
+// that marks it full: a slot of four bytes holds a pair exactly, and the
+// cache twice the pairs it would in words of eight.
 func (t *bpeTables) validCached(a, b uint32) bool {
-	k := pairKey(a, b)
-	slot := &t.validCache[k*hashMul>>(64-validCacheBits)]
-	tag := (1<<(2*pairIDBits) | k) << 1
+	const keyBits, restBits = 2 * pairIDBits, 2*pairIDBits - validCacheBits
+	k := pairKey(a, b) * hashMul & (1<<keyBits - 1) // hashMul is odd
+	slot := &t.validCache[k>>restBits]
+	tag := uint32(k&(1<<restBits-1))<<2 | 2
 	if e := slot.Load(); e&^1 == tag {
 		return e&1 != 0
 	}
