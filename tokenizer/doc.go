@@ -33,11 +33,16 @@
 //     pairs of the piece, in time quadratic in its length. For cl100k_base
 //     and o200k_base, pieces of up to 16 bytes are merged that way, with
 //     the ranks of merges taken from a table of token pairs (rankmerge.go),
-//     and longer ones by the backtracking algorithm of GitHub's Rust crate
+//     and longer ones, and those that start with a character of three
+//     bytes (CJK), by the backtracking algorithm of GitHub's Rust crate
 //     bpe (merge.go), linear in the piece's length. That needs, for each
 //     token, the two tokens BPE merges into it, of lower rank; Meta's Llama
 //     3 tokens are not all so, and Llama 3 merges its longer pieces with a
-//     heap instead (n log n).
+//     heap instead (n log n). Backtracking looks for the longest token at
+//     each position; at a character of three bytes, one word per
+//     character gives its own token and the lengths of the others that
+//     start with it, and a filter of the tokens by length and first bytes
+//     rules out most of those lengths before the token table is probed.
 //   - Text repeats itself, and two small caches exploit it exactly: the
 //     tokens of the short pieces merged lately, by their bytes, one cache
 //     per P (piececache.go), and backtracking's verdicts on pairs of
