@@ -68,7 +68,7 @@ type bpeTables struct {
 	// heads holds, for the tokens of four bytes or more that BPE makes
 	// and that start with a byte of a character of more than one (26,000
 	// in o200k_base, 1,400 in cl100k_base), their length and first eight
-	// bytes at most (headsHash), in 64 and 4 KiB. Before it probes the
+	// bytes at most (headsHash), in 64 and 32 KiB. Before it probes the
 	// token table for a length that the first bytes allow, longest asks
 	// heads, which stays in cache: most CJK characters begin tokens (of
 	// two characters, or of one and part of another) other than those
@@ -223,6 +223,9 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 		ord = tokenOrder(v, nRanks)
 	}
 	tokens, ok := newTokenTable(v, nRanks, ord, lengths)
+	if l != nil {
+		t.setJoins(nRanks) // while the splits are still being laid out
+	}
 	wg.Wait()
 	if !ok {
 		return nil, fmt.Errorf("%w: the token table's order is wrong", errBadRanks)
@@ -250,23 +253,12 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 }
 
 // setLens records in prefixes (and longLens), lens3, heads and chars the
-// tokens of three bytes or more, below n, that BPE makes, and in joins the
-// bytes side by side in all of them.
+// tokens of three bytes or more, below n, that BPE makes.
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
-	t.joins = new([1 << 16 / 64]uint64)
-	nHeads := 0
-	for id := range uint32(n) {
-		tok := t.vocab.token(id)
-		if len(tok) >= 4 && tok[0] >= utf8.RuneSelf {
-			nHeads++
-		}
-		for i := 1; i < len(tok); i++ {
-			k := joinKey(tok[i-1], tok[i])
-			t.joins[k/64] |= 1 << (k % 64)
-		}
-	}
-	t.heads = newFilter(nHeads)
+	// Sized without counting: an eighth of the tokens of o200k_base start
+	// with a byte of a multi-byte character, a seventieth of cl100k_base.
+	t.heads = newFilter(n / 8)
 	if n < 1<<(32-charID) {
 		t.chars = new([1 << 16]charInfo)
 	}
@@ -390,6 +382,18 @@ func (t *bpeTables) validCached(a, b uint32) bool {
 		slot.Store(tag)
 	}
 	return v
+}
+
+// setJoins records in joins the bytes side by side in the tokens below n.
+func (t *bpeTables) setJoins(n int) {
+	t.joins = new([1 << 16 / 64]uint64)
+	for id := range uint32(n) {
+		tok := t.vocab.token(id)
+		for i := 1; i < len(tok); i++ {
+			k := joinKey(tok[i-1], tok[i])
+			t.joins[k/64] |= 1 << (k % 64)
+		}
+	}
 }
 
 // joinKey returns the index in joins of the bytes a, b.
