@@ -81,7 +81,7 @@ type bpeTables struct {
 	chars *[1 << 16]charInfo
 	// joins has a bit for every two bytes that some token holds side by
 	// side: BPE never merges across a boundary between two bytes that no
-	// token joins (8 KiB; see appendBPE).
+	// token joins (8 KiB; see apart).
 	joins *[1 << 16 / 64]uint64
 	// allMade is set if BPE makes every token (as for cl100k_base and
 	// o200k_base): no need then to read a token's split to know it.
