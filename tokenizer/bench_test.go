@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -33,35 +33,18 @@ var benchPhrases = []string{
 	"Error: connection refused (ECONNREFUSED) at 10.0.3.17:5432 after 3 retries",
 }
 
-// Phrases for the CJK class: Chinese, Japanese and Korean prose.
-var cjkPhrases = []string{
-	"人工智能正在改变我们的工作方式，许多公司已经开始在客户服务中使用大型语言模型。",
-	"请把下面这段话翻译成英文，并保持原文的语气。",
-	"这个函数的时间复杂度是多少？能否用更高效的算法来实现？",
-	"東京の天気は明日晴れる予定ですが、夕方から雨が降るかもしれません。",
-	"この文章を三つの要点にまとめてください。できるだけ簡潔にお願いします。",
-	"データベースの接続がタイムアウトしました。設定を確認してください。",
-	"안녕하세요! 오늘 회의는 오후 세 시에 시작합니다.",
-	"이 코드를 더 읽기 쉽게 리팩터링해 주실 수 있나요?",
-	"北京、上海和广州是中国最大的三个城市。",
-	"「吾輩は猫である。名前はまだ無い。」は夏目漱石の小説の書き出しです。",
-}
-
-// chatJSON returns n bytes (up to a character) of synthetic chat-API JSON
-// built from phrases with a fixed seed.
-func chatJSON(phrases []string, n int) []byte {
+// benchText returns n bytes (up to a character) of synthetic chat-API
+// JSON built from benchPhrases with a fixed seed.
+func benchText(n int) []byte {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	roles := []string{"system", "user", "assistant"}
 	var b bytes.Buffer
 	b.WriteString(`{"model":"gpt-4o","messages":[`)
 	for b.Len() < n {
-		fmt.Fprintf(&b, `{"role":%q,"content":%q},`, roles[r.IntN(3)], phrases[r.IntN(len(phrases))])
+		fmt.Fprintf(&b, `{"role":%q,"content":%q},`, roles[r.IntN(3)], benchPhrases[r.IntN(len(benchPhrases))])
 	}
 	return validPrefix(b.Bytes()[:n])
 }
-
-// benchText returns n bytes of synthetic chat-API JSON (see benchPhrases).
-func benchText(n int) []byte { return chatJSON(benchPhrases, n) }
 
 // validPrefix cuts text at its last character boundary.
 func validPrefix(text []byte) []byte {
@@ -71,7 +54,7 @@ func validPrefix(text []byte) []byte {
 	return text
 }
 
-// A benchText is text to encode, as lines: each is encoded on its own, as
+// A benchLines is text to encode, as lines: each is encoded on its own, as
 // a record of a JSONL file is.
 type benchLines struct {
 	name  string
@@ -88,30 +71,62 @@ func oneLine(name string, text []byte) benchLines {
 // else those of the sample embedded in the module.
 func corpusLines(t testing.TB) benchLines {
 	t.Helper()
-	text, name := sample.JSONL(), "sample"
-	if path := os.Getenv("M2M_CORPUS"); path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		var b bytes.Buffer
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() && b.Len() < 4<<20 {
-			b.Write(sc.Bytes())
-			b.WriteByte('\n')
-		}
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
-		text, name = b.Bytes(), "corpus"
+	text := corpus(t)
+	if text == nil {
+		return linesOf("sample", sample.JSONL(), nil)
 	}
+	if len(text) > 4<<20 {
+		if k := bytes.IndexByte(text[4<<20-1:], '\n'); k >= 0 {
+			text = text[:4<<20+k]
+		}
+	}
+	return linesOf("corpus", text, nil)
+}
+
+// corpusCJKLines returns the lines of the whole corpus named by M2M_CORPUS
+// that are more than a fifth CJK characters (85 lines, 182 KB, of the dev
+// corpus), or false without M2M_CORPUS.
+func corpusCJKLines(t testing.TB) (benchLines, bool) {
+	t.Helper()
+	text := corpus(t)
+	if text == nil {
+		return benchLines{}, false
+	}
+	return linesOf("corpuscjk", text, func(line []byte) bool {
+		cjk, all := 0, 0
+		for _, r := range string(line) {
+			all++
+			if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+				cjk++
+			}
+		}
+		return cjk*5 > all
+	}), true
+}
+
+// corpus returns the file named by M2M_CORPUS, or nil if it is not set.
+func corpus(t testing.TB) []byte {
+	t.Helper()
+	path := os.Getenv("M2M_CORPUS")
+	if path == "" {
+		return nil
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+// linesOf returns the lines of text for which keep, if not nil, is true.
+func linesOf(name string, text []byte, keep func([]byte) bool) benchLines {
 	l := benchLines{name: name}
 	for line := range bytes.Lines(text) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		l.lines = append(l.lines, line)
-		l.size += len(line)
+		if keep == nil || keep(line) {
+			l.lines = append(l.lines, line)
+			l.size += len(line)
+		}
 	}
 	return l
 }
@@ -129,12 +144,16 @@ func codeText(t testing.TB, n int) []byte {
 
 // benchTexts returns the text classes of BenchmarkEncode.
 func benchTexts(b *testing.B) []benchLines {
-	return []benchLines{
+	texts := []benchLines{
 		corpusLines(b),
 		oneLine("chat", benchText(64<<10)),
-		oneLine("cjk", chatJSON(cjkPhrases, 64<<10)),
+		cjkLines(128 << 10),
 		oneLine("code", codeText(b, 64<<10)),
 	}
+	if l, ok := corpusCJKLines(b); ok {
+		texts = append(texts, l)
+	}
+	return texts
 }
 
 // An encoder is one implementation under benchmark.
@@ -171,8 +190,9 @@ func reportTokens(b *testing.B, tokensPerOp int) {
 
 // BenchmarkEncode compares our encoder with tiktoken-go's on each text
 // class, with a reused dst: the corpus (M2M_CORPUS, else the embedded
-// sample) line by line, synthetic chat JSON in English and in CJK, and Go
-// source.
+// sample) line by line, synthetic chat JSON in English, varied CJK chat
+// JSON line by line (cjkLines), Go source, and with M2M_CORPUS the CJK
+// lines of the corpus.
 func BenchmarkEncode(b *testing.B) {
 	texts := benchTexts(b)
 	for _, tok := range complete(b) {

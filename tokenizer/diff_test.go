@@ -76,6 +76,12 @@ func TestOracleSample(t *testing.T) {
 	diffLines(t, sample.JSONL(), every)
 }
 
+// TestOracleCJK compares the lines of the benchmarks' CJK text (cjkLines),
+// which the embedded sample has little of.
+func TestOracleCJK(t *testing.T) {
+	diffLines(t, bytes.Join(cjkLines(256<<10).lines, []byte("\n")), 1)
+}
+
 // TestOracleCorpus compares every line of the JSONL file named by
 // M2M_CORPUS, such as the dev corpus $CORPORA/dev.jsonl.
 func TestOracleCorpus(t *testing.T) {
@@ -129,6 +135,9 @@ func TestOracleRandom(t *testing.T) {
 func FuzzEncode(f *testing.F) {
 	for _, text := range goldenTexts(f) {
 		f.Add(text)
+	}
+	for _, line := range cjkLines(4 << 10).lines {
+		f.Add(string(line))
 	}
 	toks := complete(f)
 	f.Fuzz(func(t *testing.T, text string) {

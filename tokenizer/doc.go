@@ -33,11 +33,16 @@
 //     pairs of the piece, in time quadratic in its length. For cl100k_base
 //     and o200k_base, pieces of up to 16 bytes are merged that way, with
 //     the ranks of merges taken from a table of token pairs (rankmerge.go),
-//     and longer ones by the backtracking algorithm of GitHub's Rust crate
+//     and longer ones, and those that start with a character of three
+//     bytes (CJK), by the backtracking algorithm of GitHub's Rust crate
 //     bpe (merge.go), linear in the piece's length. That needs, for each
 //     token, the two tokens BPE merges into it, of lower rank; Meta's Llama
 //     3 tokens are not all so, and Llama 3 merges its longer pieces with a
-//     heap instead (n log n).
+//     heap instead (n log n). Backtracking looks for the longest token at
+//     each position; at a character of three bytes, one word per
+//     character gives its own token and the lengths of the others that
+//     start with it, and a filter of the tokens by length and first bytes
+//     rules out most of those lengths before the token table is probed.
 //   - Text repeats itself, and two small caches exploit it exactly: the
 //     tokens of the short pieces merged lately, by their bytes, one cache
 //     per P (piececache.go), and backtracking's verdicts on pairs of
@@ -126,33 +131,36 @@
 // # Performance and concurrency
 //
 // Measured on an AMD EPYC (Zen 3, 2 vCPUs shared with other work, load
-// 1.8-5; go1.26.8) against tiktoken-go in the same runs, on one core
-// (BenchmarkEncode, medians of 6), in MiB/s of text, with the speed-up:
+// 1-3.8; go1.26.8) against tiktoken-go in the same runs, on one core
+// (BenchmarkEncode, medians of 12), in MiB/s of text, with the speed-up:
 //
 //	text                       cl100k_base        o200k_base
-//	dev corpus, line by line   76.2 (21.1x)       62.0 (22.9x)
-//	chat JSON                  142.8 (40.0x)      126.7 (47.4x)
-//	Go source                  80.8 (25.0x)       84.1 (33.4x)
-//	CJK chat JSON              93.8 (18.8x)       96.2 (25.6x)
-//	CJK lines of the corpus    48.1 (12.5x)       40.3 (14.4x)
+//	dev corpus, line by line   73.2 (21.4x)       61.0 (23.3x)
+//	chat JSON                  149.8 (40.9x)      129.7 (46.9x)
+//	Go source                  81.2 (24.4x)       84.1 (33.3x)
+//	CJK chat JSON lines        60.9 (15.8x)       40.3 (15.8x)
+//	CJK lines of the corpus    67.6 (17.6x)       46.7 (17.7x)
 //
-// The synthetic CJK text repeats ten phrases, which the caches of pieces
-// and of pairs of tokens serve better than real CJK, whose many distinct
-// tokens each cost a cache miss in the token table.
+// CJK is the slowest: its pieces are long runs of letters, which
+// backtracking merges character by character, and its many distinct
+// tokens and pairs of tokens each cost cache misses in the token table
+// and in valid's tables. The CJK chat JSON is made up, as varied as the
+// CJK lines of the dev corpus (cjkLines): ten phrases repeated, as the
+// class used to be, let the caches answer almost everything.
 //
 // tiktoken-go takes hours on a megabyte of one letter; the worst texts here
-// take (BenchmarkEncodeWorstCase, medians of 6, 1 MiB and, for linearity,
-// 4 MiB): one letter repeated 3.5-3.7 ms (14 ms for 4 MiB), random base64
-// 30.5 and 25.7 ms (122 and 103 ms), random Unicode characters 19.6 and
-// 22.4 ms (80 and 90 ms); the backtracking needs a bit of memory per byte
-// of a piece. Llama 3 ran at 63 MiB/s on the corpus and 35 MiB/s on CJK;
-// its heap merge took 212 ms and about 40 bytes of memory per byte for a
-// megabyte of one letter, and random base64 27 ms (commit 0d20ba6).
+// take (BenchmarkEncodeWorstCase, medians of 12, 1 MiB and, for linearity,
+// 4 MiB): one letter repeated 3.5-3.9 ms (14-15 ms for 4 MiB), random
+// base64 31.8 and 27.1 ms (127 and 110 ms), random Unicode characters 15.8
+// and 20.4 ms (63 and 84 ms); the backtracking needs a bit of memory per
+// byte of a piece. Llama 3 ran at 63 MiB/s on the corpus and 35 MiB/s on
+// CJK; its heap merge took 212 ms and about 40 bytes of memory per byte
+// for a megabyte of one letter, and random base64 27 ms (commit 0d20ba6).
 //
 // With a reused dst, AppendEncode allocates nothing. The first Get of an
 // encoding, in a fresh process, takes 7.7-10.9 ms for cl100k_base and
 // 12.6-17.6 ms for o200k_base (22-23 ms at a load of 2-2.5, most of it the
-// kernel mapping fresh memory), and keeps 6.9 and 12.8 MB of heap besides
+// kernel mapping fresh memory), and keeps 7.2 and 13.0 MiB of heap besides
 // the 1.9 and 4.0 MB of embedded data. Decoding runs at about 1.2 GB/s (325
 // million tokens/s), 8 times tiktoken-go, and allocates nothing when dst
 // has room. An id of three bytes on the wire can stand for a token of 128

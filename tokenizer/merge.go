@@ -65,34 +65,78 @@ type bpeTables struct {
 	// same slot, as in prefix.lens. Two bytes say little of a character of
 	// three (CJK): 64 characters share them.
 	lens3 *[1 << lens3Bits]uint32
-	// lens6 narrows the lengths of six bytes or more by the first six
-	// bytes, as lens3 does by three, for tokens that start with a byte of
-	// a character of more than one (22,000 in o200k_base, 775 in
-	// cl100k_base): most CJK characters begin tokens of two characters or
-	// more, but few pairs of characters do.
-	lens6 *[1 << lens6Bits]uint32
+	// heads holds, for the tokens of four bytes or more that BPE makes
+	// and that start with a byte of a character of more than one (26,000
+	// in o200k_base, 1,400 in cl100k_base), their length and first eight
+	// bytes at most (headsHash), in 64 and 32 KiB. Before it probes the
+	// token table for a length that the first bytes allow, longest asks
+	// heads, which stays in cache: most CJK characters begin tokens (of
+	// two characters, or of one and part of another) other than those
+	// that the text goes on with.
+	heads *filter
+	// chars describes, for each character of three bytes (most CJK
+	// characters), the tokens BPE makes that start with it: one word,
+	// where prefixes, lens3 and a probe of the token table for the
+	// character's own token cost three cache misses (see charInfo).
+	chars *[1 << 16]charInfo
+	// joins has a bit for every two bytes that some token holds side by
+	// side: BPE never merges across a boundary between two bytes that no
+	// token joins (8 KiB; see apart).
+	joins *[1 << 16 / 64]uint64
 	// allMade is set if BPE makes every token (as for cl100k_base and
 	// o200k_base): no need then to read a token's split to know it.
 	allMade bool
 	// validCache remembers valid's answers, for validCached.
-	validCache *[1 << validCacheBits]atomic.Uint64
+	validCache *[1 << validCacheBits]atomic.Uint32
 	// pieceCaches holds *pieceCache.
 	pieceCaches sync.Pool
 }
 
 // validCacheBits is the number of index bits of validCache: 128 KiB.
-const validCacheBits = 14
+const validCacheBits = 15
 
 // lens3Bits is the number of index bits of lens3.
 const lens3Bits = 16
 
-// lens6Bits is the number of index bits of lens6.
-const lens6Bits = 15
+// headsHash returns the hash in heads of a token of l bytes (l ≥ 4) whose
+// first eight bytes (or more) are h8.
+func headsHash(h8 uint64, l int) uint64 {
+	if l < 8 {
+		h8 &= 1<<(8*l) - 1
+	}
+	return (h8 ^ uint64(l)<<56) * hashMul
+}
 
-// lens6Key returns the index in lens6 of the first six bytes of h8, the
-// head of a token or piece.
-func lens6Key(h8 uint64) uint32 {
-	return uint32((h8 & (1<<48 - 1)) * hashMul >> (64 - lens6Bits))
+// inHeads reports whether heads may hold a token of l bytes that starts
+// with h8, for bytes that start with a byte of a character of more than
+// one (multi): otherwise it does not know, and says so.
+func (t *bpeTables) inHeads(h8 uint64, l int, multi bool) bool {
+	return !multi || l < 4 || t.heads.has(headsHash(h8, l))
+}
+
+// A charInfo describes the tokens BPE makes that start with a character
+// of three bytes: the id plus one of the character's own token, if it is
+// one, at charID and up (0 if not), and the lengths l of the others from 4
+// to charMaxLen bytes at bit l-3, with charLong if there are longer ones.
+type charInfo uint32
+
+const (
+	charMaxLen = 15
+	charLong   = 1 << (charMaxLen - 2)
+	charID     = charMaxLen - 1 // the shift of the id
+)
+
+// isChar3 reports whether b (of three bytes or more) starts with the
+// bytes of a character of three: in text, which is valid UTF-8, a lead
+// byte says so, but BPE is exact for any bytes.
+func isChar3(b []byte) bool {
+	return b[0]&0xf0 == 0xe0 && b[1]&0xc0 == 0x80 && b[2]&0xc0 == 0x80
+}
+
+// charKey returns the index in chars of b's first character, of three
+// bytes.
+func charKey(b []byte) uint16 {
+	return uint16(b[0]&0x0f)<<12 | uint16(b[1]&0x3f)<<6 | uint16(b[2]&0x3f)
 }
 
 // lens3Key returns the index in lens3 of b's first three bytes.
@@ -179,6 +223,9 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 		ord = tokenOrder(v, nRanks)
 	}
 	tokens, ok := newTokenTable(v, nRanks, ord, lengths)
+	if l != nil {
+		t.setJoins(nRanks) // while the splits are still being laid out
+	}
 	wg.Wait()
 	if !ok {
 		return nil, fmt.Errorf("%w: the token table's order is wrong", errBadRanks)
@@ -205,11 +252,16 @@ func newTables(v *vocab, nRanks int, l *layout) (*bpeTables, error) {
 	return t, nil
 }
 
-// setLens records in prefixes (and longLens), lens3 and lens6 the lengths
-// of the tokens of three bytes or more, below n, that BPE makes.
+// setLens records in prefixes (and longLens), lens3, heads and chars the
+// tokens of three bytes or more, below n, that BPE makes.
 func (t *bpeTables) setLens(n int) {
 	t.lens3 = new([1 << lens3Bits]uint32)
-	t.lens6 = new([1 << lens6Bits]uint32)
+	// Sized without counting: an eighth of the tokens of o200k_base start
+	// with a byte of a multi-byte character, a seventieth of cl100k_base.
+	t.heads = newFilter(n / 8)
+	if n < 1<<(32-charID) {
+		t.chars = new([1 << 16]charInfo)
+	}
 	for id := range uint32(n) {
 		tok := t.vocab.token(id)
 		if len(tok) < 3 || !t.made(id) {
@@ -227,8 +279,19 @@ func (t *bpeTables) setLens(n int) {
 		}
 		t.prefixes[key].lens |= bit
 		t.lens3[lens3Key(tok)] |= bit
-		if len(tok) >= 6 && tok[0] >= utf8.RuneSelf {
-			t.lens6[lens6Key(head(tok))] |= bit
+		if len(tok) >= 4 && tok[0] >= utf8.RuneSelf {
+			t.heads.add(headsHash(head(tok), len(tok)))
+		}
+		if t.chars != nil && isChar3(tok) {
+			c := &t.chars[charKey(tok)]
+			switch l := len(tok); {
+			case l == 3:
+				*c |= charInfo(id+1) << charID
+			case l <= charMaxLen:
+				*c |= 1 << (l - 3)
+			default:
+				*c |= charLong
+			}
 		}
 	}
 }
@@ -255,7 +318,7 @@ func (t *bpeTables) setSplits(splits splitTable, ord order) error {
 	}
 	t.pairs = pairs
 	t.splits = splits
-	t.validCache = new([1 << validCacheBits]atomic.Uint64)
+	t.validCache = new([1 << validCacheBits]atomic.Uint32)
 	t.allMade = merged+256 == len(splits)/6
 	return nil
 }
@@ -300,11 +363,15 @@ func (t *bpeTables) valid(a, b uint32) bool {
 // pair table and the splits several times each, cache misses in a row:
 // remembering its answers made CJK text 25 % faster. A slot is one word,
 // read and written atomically, so goroutines share the cache without
-// locks: 1, the pair's key (2·pairIDBits bits), then the answer.
+// locks. The pair's key, mixed by a bijection of its 2·pairIDBits bits, is
+// the slot's index and what the slot holds besides the answer and a bit
+// that marks it full: a slot of four bytes holds a pair exactly, and the
+// cache twice the pairs it would in words of eight.
 func (t *bpeTables) validCached(a, b uint32) bool {
-	k := pairKey(a, b)
-	slot := &t.validCache[k*hashMul>>(64-validCacheBits)]
-	tag := (1<<(2*pairIDBits) | k) << 1
+	const keyBits, restBits = 2 * pairIDBits, 2*pairIDBits - validCacheBits
+	k := pairKey(a, b) * hashMul & (1<<keyBits - 1) // hashMul is odd
+	slot := &t.validCache[k>>restBits]
+	tag := uint32(k&(1<<restBits-1))<<2 | 2
 	if e := slot.Load(); e&^1 == tag {
 		return e&1 != 0
 	}
@@ -317,33 +384,52 @@ func (t *bpeTables) validCached(a, b uint32) bool {
 	return v
 }
 
+// setJoins records in joins the bytes side by side in the tokens below n.
+func (t *bpeTables) setJoins(n int) {
+	t.joins = new([1 << 16 / 64]uint64)
+	for id := range uint32(n) {
+		tok := t.vocab.token(id)
+		for i := 1; i < len(tok); i++ {
+			k := joinKey(tok[i-1], tok[i])
+			t.joins[k/64] |= 1 << (k % 64)
+		}
+	}
+}
+
+// joinKey returns the index in joins of the bytes a, b.
+func joinKey(a, b byte) uint16 { return uint16(a)<<8 | uint16(b) }
+
 // made reports whether BPE makes token id, without reading its split
 // when it makes every token.
 func (t *bpeTables) made(id uint32) bool { return t.allMade || t.splits.made(id) }
 
 // longest returns the longest token BPE makes that is a prefix of b and
-// shorter than below bytes (below ≥ 2, len(b) ≥ 1).
-func (t *bpeTables) longest(b []byte, below int) uint32 {
+// shorter than below bytes (below ≥ 2, len(b) ≥ 1), and its length, which
+// spares backtracking a read of the token's length from the vocabulary.
+func (t *bpeTables) longest(b []byte, below int) (uint32, int) {
 	n := min(len(b), below-1)
 	if n < 2 {
-		return t.byTok[b[0]]
+		return t.byTok[b[0]], 1
+	}
+	if n >= 3 && isChar3(b) && t.chars != nil {
+		if c := t.chars[charKey(b)]; c&charLong == 0 {
+			return t.longestChar(b, n, c)
+		}
 	}
 	p := t.prefixes[prefixKey(b)]
 	if n >= 3 && p.lens != 0 {
 		lens := p.lens & t.lens3[lens3Key(b)]
 		h8 := head(b)
-		if n >= 6 && b[0] >= utf8.RuneSelf && lens&^7 != 0 {
-			lens &= t.lens6[lens6Key(h8)] | 7 // lengths 3 to 5 stay
-		}
+		multi := b[0] >= utf8.RuneSelf
 		if lens&longBit != 0 && n >= 34 {
 			long := t.longLens[prefixKey(b)]
 			for w := 2; w >= 0; w-- {
 				for x := long[w]; x != 0; {
 					i := bits.Len32(x) - 1
 					x &^= 1 << i
-					if l := 34 + 32*w + i; l <= n {
+					if l := 34 + 32*w + i; l <= n && t.inHeads(h8, l, multi) {
 						if id, ok := t.reachable(b[:l], h8); ok {
-							return id
+							return id, l
 						}
 					}
 				}
@@ -356,15 +442,48 @@ func (t *bpeTables) longest(b []byte, below int) uint32 {
 		for m != 0 {
 			i := bits.Len32(m) - 1
 			m &^= 1 << i
+			if !t.inHeads(h8, i+3, multi) {
+				continue
+			}
 			if id, ok := t.reachable(b[:i+3], h8); ok {
-				return id
+				return id, i + 3
 			}
 		}
 	}
 	if p.tok != noRank && t.made(p.tok) {
-		return p.tok
+		return p.tok, 2
 	}
-	return t.byTok[b[0]]
+	return t.byTok[b[0]], 1
+}
+
+// longestChar is longest for b, which starts with a character of three
+// bytes whose tokens c describes, none longer than charMaxLen, and n of
+// whose bytes may be taken (n ≥ 3).
+func (t *bpeTables) longestChar(b []byte, n int, c charInfo) (uint32, int) {
+	lens := uint32(c) & (charLong - 1) &^ 1 // lengths 4 to charMaxLen
+	if n < charMaxLen {
+		lens &= 1<<(n-2) - 1
+	}
+	if lens != 0 {
+		h8 := head(b)
+		for lens != 0 {
+			i := bits.Len32(lens) - 1
+			lens &^= 1 << i
+			if !t.heads.has(headsHash(h8, i+3)) {
+				continue
+			}
+			if id, ok := t.reachable(b[:i+3], h8); ok {
+				return id, i + 3
+			}
+		}
+	}
+	if id := uint32(c >> charID); id != 0 {
+		return id - 1, 3
+	}
+	if p := t.prefixes[prefixKey(b)]; p.tok != noRank && t.made(p.tok) {
+		return p.tok, 2
+	}
+	return t.byTok[b[0]], 1
 }
 
 // reachable returns the id of the token b, of three bytes or more, whose
@@ -385,6 +504,18 @@ func (t *bpeTables) tokenLen(id uint32) int {
 	return int(t.vocab.locs[id] & 0xff)
 }
 
+// apart reports whether no token holds the bytes a, b side by side. Two
+// tokens that BPE makes, the first ending with a and the second starting
+// with b, are then what BPE makes of their bytes: a merge across their
+// boundary would make a token that holds a, b. That spares validCached
+// half the pairs of tokens of CJK text for cl100k_base (for o200k_base,
+// whose tokens join most such bytes, a twentieth), from memory that stays
+// in the nearest cache.
+func (t *bpeTables) apart(a, b byte) bool {
+	k := joinKey(a, b)
+	return t.joins[k/64]&(1<<(k%64)) == 0
+}
+
 // appendBPE appends the tokens of piece (not empty) to dst. done must have
 // at least len(piece)/64+1 words; appendBPE sets and clears its bits.
 func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint32 {
@@ -395,20 +526,19 @@ func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint3
 	clear(done)
 	base := len(dst)
 	pos := 0
-	tok := t.longest(piece, n+1)
+	tok, l := t.longest(piece, n+1)
 	for {
-		l := t.tokenLen(tok)
 		end := pos + l
-		if done[end/64]&(1<<(end%64)) == 0 && (len(dst) == base || t.validCached(dst[len(dst)-1], tok)) {
+		if done[end/64]&(1<<(end%64)) == 0 && (len(dst) == base || t.apart(piece[pos-1], piece[pos]) || t.validCached(dst[len(dst)-1], tok)) {
 			dst = append(dst, tok)
 			if pos = end; pos == n {
 				return dst
 			}
-			tok = t.longest(piece[pos:], n-pos+1)
+			tok, l = t.longest(piece[pos:], n-pos+1)
 			continue
 		}
 		if l > 1 {
-			tok = t.longest(piece[pos:], l)
+			tok, l = t.longest(piece[pos:], l)
 			continue
 		}
 		// No token is valid at pos: take back the one before it.
@@ -418,6 +548,7 @@ func (t *bpeTables) appendBPE(dst []uint32, piece []byte, done []uint64) []uint3
 		done[pos/64] |= 1 << (pos % 64)
 		tok = dst[len(dst)-1]
 		dst = dst[:len(dst)-1]
-		pos -= t.tokenLen(tok)
+		l = t.tokenLen(tok)
+		pos -= l
 	}
 }

@@ -16,7 +16,8 @@ const pieceCacheBits = 10
 // cachePiece is the length of the longest piece a pieceCache holds, and
 // cacheIDs the most tokens it holds for one. Such pieces are merged by
 // scanning (appendScanMerge) even where backtracking is possible: on
-// short pieces scanning touches less memory.
+// short pieces scanning touches less memory, except those that start with
+// a character of three bytes.
 const (
 	cachePiece = 16
 	cacheIDs   = 7
@@ -57,7 +58,14 @@ func (c *pieceCache) appendMerged(dst []uint32, tb *bpeTables, text []byte, i, e
 		return append(dst, s.ids[:s.nIDs]...)
 	}
 	start := len(dst)
-	dst = tb.appendScanMerge(dst, text[i:e])
+	if tb.splits != nil && text[i]&0xf0 == 0xe0 {
+		// A piece that starts with a character of three bytes (CJK) is
+		// backtracked, which chars serves, rather than scanned.
+		var done [1]uint64
+		dst = tb.appendBPE(dst, text[i:e], done[:])
+	} else {
+		dst = tb.appendScanMerge(dst, text[i:e])
+	}
 	if k := len(dst) - start; k <= cacheIDs {
 		s.lo, s.hi, s.n, s.nIDs = lo, hi, n, uint8(k)
 		copy(s.ids[:], dst[start:])

@@ -382,7 +382,7 @@ func TestAllocs(t *testing.T) {
 	}
 	texts := map[string][]byte{
 		"chat":    benchText(16 << 10),
-		"cjk":     chatJSON(cjkPhrases, 16<<10),
+		"cjk":     bytes.Join(cjkLines(16<<10).lines, []byte("\n")),
 		"run":     bytes.Repeat([]byte("ab"), 20_000),
 		"unicode": []byte(strings.Repeat("日本語のテキスト", 2000)),
 	}
