@@ -191,7 +191,7 @@ type frameDecoder struct {
 	heads  []byte
 	// A spliced frame decoded whole is joined in joined and decoded into
 	// spliced (its dictionary's bytes, then its own), both kept for the
-	// next: see decodeSpliced.
+	// next: see decode.
 	joined, spliced []byte
 }
 
@@ -222,53 +222,58 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 		}
 		return out[:len(out):len(out)], nil
 	}
-	if dict != nil {
-		return d.decodeSpliced(dst, f, dict)
+	data, err := d.zstdInput(f, dict)
+	if err != nil {
+		return dst, err
 	}
-	start := len(dst)
-	dst = growCap(dst, f.rawLen)
-	out, err := d.z.DecodeAll(f.data, dst[:start:start+f.rawLen])
-	if err == nil && len(out)-start != f.rawLen {
-		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
+	// Spliced, the frame decodes to the dictionary's bytes, then its own,
+	// into the decoder's kept buffer; else into dst. Either has room for
+	// exactly what the frame's header says. DecodeAll writes where it is
+	// told, in memory advised to huge pages (see growCap), where the
+	// streaming decoder (stream) writes into a ring of its own, which a
+	// fresh process pays for in page faults: m2m-batch -d -T1 on dev100,
+	// 11.5 -> 8.9 thousand faults, 129 -> 121 ms of CPU.
+	want := len(dict) + f.rawLen
+	buf := dst
+	if dict != nil {
+		d.spliced = growCap(d.spliced[:0], want)
+		buf = d.spliced
+	}
+	buf = growCap(buf, want)
+	start := len(buf)
+	out, err := d.z.DecodeAll(data, buf[:start:start+want])
+	if err == nil && len(out)-start != want {
+		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-start-len(dict), f.rawLen)
 	}
 	if err != nil {
-		return dst[:start], corruptf("frame: %v", err)
+		return dst, corruptf("frame: %v", err)
 	}
-	return out[:len(out):len(out)], nil
+	if dict == nil {
+		return out[:len(out):len(out)], nil
+	}
+	dst = append(growCap(dst, f.rawLen), out[start+len(dict):]...)
+	return dst[:len(dst):len(dst)], nil
 }
 
-// decodeSpliced appends the raw bytes of f, a zstd frame with dict as its
-// dictionary, to dst: its spliced pieces joined, decoded with DecodeAll
-// into the decoder's own buffer, and the frame's part copied out. The
-// streaming decoder (stream) needs no joined copy but decodes into a
-// ring of its own, which a fresh process pays for in page faults: in
-// memory advised to huge pages, and kept from frame to frame, the joined
-// input and the output cost a few.
-func (d *frameDecoder) decodeSpliced(dst []byte, f frame, dict []byte) ([]byte, error) {
+// zstdInput is what the zstd decoder reads for frame f: its data, or,
+// with a dictionary, the data spliced behind the dictionary's bytes,
+// joined in the decoder's kept buffer.
+func (d *frameDecoder) zstdInput(f frame, dict []byte) ([]byte, error) {
+	if dict == nil {
+		return f.data, nil
+	}
 	if err := d.splice(f.data, dict, f.rawLen); err != nil {
-		return dst, err
+		return nil, err
 	}
 	n := 0
 	for _, p := range d.pieces {
 		n += len(p)
 	}
-	in := growCap(d.joined[:0], n)
+	d.joined = growCap(d.joined[:0], n)
 	for _, p := range d.pieces {
-		in = append(in, p...)
+		d.joined = append(d.joined, p...)
 	}
-	d.joined = in[:0]
-	out, err := d.z.DecodeAll(in, growCap(d.spliced[:0], len(dict)+f.rawLen))
-	if err == nil && len(out) != len(dict)+f.rawLen {
-		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-len(dict), f.rawLen)
-	}
-	if cap(out) > cap(d.spliced) {
-		d.spliced = out[:0]
-	}
-	if err != nil {
-		return dst, corruptf("frame: %v", err)
-	}
-	dst = append(growCap(dst, f.rawLen), out[len(dict):]...)
-	return dst[:len(dst):len(dst)], nil
+	return d.joined, nil
 }
 
 // splice sets d.pieces to a zstd frame equal to frame, a zstd frame of
@@ -433,12 +438,9 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough fun
 
 // stream appends the raw bytes of f, a zstd frame, to dst through the
 // streaming decoder, the frame spliced behind dict if it has one (read
-// from its pieces, not copied first), stopping early if enough (if not
-// nil) says so: a read of one record decodes its frames only as far as
-// it needs. A whole spliced frame goes through decodeSpliced instead,
-// whose buffers, advised to huge pages and kept, cost a fresh process
-// fewer page faults than the streaming decoder's ring: m2m-batch -d -T1
-// on dev100, 11.5 -> 8.9 thousand faults, 129 -> 121 ms of CPU.
+// from its pieces, not copied first), stopping early once enough says
+// so: a read of one record decodes its frames only as far as it needs.
+// A whole frame goes through decode (DecodeAll) instead.
 func (d *frameDecoder) stream(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) ([]byte, error) {
 	start := len(dst)
 	var in io.Reader = bytes.NewReader(f.data)
@@ -465,7 +467,7 @@ func (d *frameDecoder) stream(dst []byte, f frame, dict []byte, enough func(raw 
 		if err != nil {
 			return dst[:start], corruptf("frame: %v", err)
 		}
-		if enough != nil && len(dst)-start < f.rawLen && enough(dst[start:]) {
+		if len(dst)-start < f.rawLen && enough(dst[start:]) {
 			return dst, nil
 		}
 	}
