@@ -333,6 +333,7 @@ func (w *Writer) run(cw *container.Writer) error {
 	jobs := make(chan *blockJob, n)
 	d := newDeduper(w.o, jobs)
 	encoders := make([]*frameEncoder, n)
+	dicts := &dictEncoders{level: zstdLevel(w.o.level())}
 	scanners := make([]*scanner, n)
 	var writeErr error
 	writing := make(chan struct{})
@@ -350,7 +351,7 @@ func (w *Writer) run(cw *container.Writer) error {
 			func(i int, j *blockJob, send func(*blockJob, int) error) error {
 				if encoders[i] == nil {
 					var err error
-					if encoders[i], err = newFrameEncoder(w.o.level(), w.o.ppmMemory()); err != nil {
+					if encoders[i], err = newFrameEncoder(w.o.level(), w.o.ppmMemory(), dicts); err != nil {
 						return err
 					}
 				}
