@@ -62,9 +62,16 @@ func (r *Reader) Contents() (*Contents, error) {
 				return nil, blockErr(b, err)
 			}
 			add(StreamIndex, idx, len(rest)-len(after))
-			skel, end, err := parseFrame(after, b)
-			if err != nil || len(end) != 0 {
+			skel, ends, err := parseFrame(after, b)
+			if err != nil {
 				return nil, blockErr(b, corruptf("bad skeleton frame: %v", err))
+			}
+			_, end, err := parseEnds(ends, skel.rawLen, int(n), 0)
+			if err == nil && len(end) != 0 {
+				err = corruptf("%d bytes after the skeletons' ends", len(end))
+			}
+			if err != nil {
+				return nil, blockErr(b, err)
 			}
 			add(StreamSkeletons, skel, len(after)-len(end))
 			raw, err := d.decode(nil, idx, nil)
@@ -83,14 +90,21 @@ func (r *Reader) Contents() (*Contents, error) {
 			}
 		case kindStrings, kindTemplates:
 			_, k1, err1 := varint.Uvarint64(body[1:])
-			_, k2, err2 := varint.Uvarint64(body[1+k1:])
-			if err1 != nil || err2 != nil {
+			count, k2, err2 := varint.Uvarint64(body[1+k1:])
+			if err1 != nil || err2 != nil || count > maxFrame {
 				return nil, blockErr(b, corruptf("store block header"))
 			}
 			rest := body[1+k1+k2:]
-			f, end, err := parseFrame(rest, b)
-			if err != nil || len(end) != 0 {
+			f, ends, err := parseFrame(rest, b)
+			if err != nil {
 				return nil, blockErr(b, corruptf("bad store frame: %v", err))
+			}
+			_, end, err := parseEnds(ends, f.rawLen, int(count), 0)
+			if err == nil && len(end) != 0 {
+				err = corruptf("%d bytes after the entries' ends", len(end))
+			}
+			if err != nil {
+				return nil, blockErr(b, err)
 			}
 			s := StreamStrings
 			if body[0] == kindTemplates {

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 
@@ -40,12 +41,13 @@ const (
 
 // blockJob is one block on its way to being compressed and written.
 type blockJob struct {
-	kind      byte   // kindRecords, kindStrings, kindTemplates or kindDirectory
-	first     uint32 // store blocks: the id of their first entry
-	count     int    // store blocks: entries; records blocks: records
-	index     []byte // records blocks: the raw index frame
-	raw       []byte // the raw skeleton or store frame, or the directory's body
-	dict      []byte // the raw frame raw is compressed against, if any
+	kind      byte     // kindRecords, kindStrings, kindTemplates or kindDirectory
+	first     uint32   // store blocks: the id of their first entry
+	count     int      // store blocks: entries; records blocks: records
+	index     []byte   // records blocks: the raw index frame
+	raw       []byte   // the raw skeleton or store frame, or the directory's body
+	ends      stepEnds // records blocks: the ends of their skeletons
+	dict      []byte   // the raw frame raw is compressed against, if any
 	dictBlock int
 	counts    container.Counts
 	body      []byte // the finished block, once compressed
@@ -88,6 +90,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
 		}
+		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[1] = len(body) - at
 	case kindStrings, kindTemplates:
 		body = varint.AppendUvarint64(body, uint64(j.first))
@@ -100,6 +103,16 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if body, err = e.appendFrame(body, j.raw, s, j.dict, j.dictBlock); err != nil {
 			return err
 		}
+		var ends stepEnds
+		for i := 0; ; {
+			n := bytes.IndexByte(j.raw[i:], markEnd)
+			if n < 0 {
+				break
+			}
+			i += n + 1
+			ends.add(i)
+		}
+		body = appendEnds(body, ends, len(j.raw))
 		j.packed[0] = len(body) - at
 	case kindDirectory:
 		body = append(body, j.raw...)
@@ -177,6 +190,7 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		skel = getBuf(d.o.batchSize() / 2)
 	}
 	var counts container.Counts
+	var ends stepEnds
 	for i := range b.recs {
 		r := &b.recs[i]
 		line := b.buf[r.start:r.end]
@@ -205,6 +219,7 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 			}
 			skel = append(skel, '\n')
 		}
+		ends.add(len(skel))
 		counts.Records++
 		counts.Bytes += int64(len(line))
 		if r.flags&flagContinues == 0 {
@@ -222,7 +237,7 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	d.skel.raw = skel
 	d.skel.count = len(b.recs)
 	j := d.frameJob(&d.skel)
-	j.index, j.counts = index, counts
+	j.index, j.counts, j.ends = index, counts, ends
 	return d.send(ctx, j)
 }
 

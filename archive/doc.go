@@ -24,11 +24,12 @@
 // order the writer closes them, then the directory ('D'). uvarint is
 // unsigned LEB128.
 //
-//	records   = 'R' | uvarint records | frame(index) | frame(skeletons)
-//	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries)
-//	templates = 'T' | uvarint first_id | uvarint entries | frame(entries)
+//	records   = 'R' | uvarint records | frame(index) | frame(skeletons) | ends
+//	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries) | ends
+//	templates = 'T' | uvarint first_id | uvarint entries | frame(entries) | ends
 //	directory = 'D' | uvarint frames | (kind | uvarint block_delta | uvarint entries)*
 //	frame     = coder | uvarint dict | uvarint raw_len | uvarint data_len | data
+//	ends      = uvarint steps | uvarint count * steps
 //
 // A frame's coder is 0 (stored: data is the raw bytes), 1 (zstd) or 2
 // (package ppm's one-shot data: LevelMax's skeletons, strings and
@@ -39,6 +40,13 @@
 // is the others' dictionary. A frame so finds what recurs in other text
 // (the same answer with another ending, a prompt template with another
 // question) while reading it needs at most two frames decoded.
+//
+// ends follow the frame they describe (its skeletons, or its entries):
+// steps is raw_len/131072 + 1, and count k is how many of the frame's
+// items (records' skeletons, entries) have their last byte in bytes
+// [131072k, 131072(k+1)) of its raw bytes (an item of no bytes at the
+// start, in the first). A read of one record so decodes each frame only
+// as far as the 128 KiB that end what it needs: a zstd block's worth.
 //
 // A records block's index is columns, for its n records: n flags bytes
 // (0x01 kept, 0x02 listed, 0x40 continues, 0x80 no newline), n uvarint
@@ -82,12 +90,14 @@
 // # Reading
 //
 // A [Reader] reads any record by decoding its records block, and the store
-// frames holding the entries it refers to (and their dictionaries), with a
-// cache of decoded frames (64 MiB) and one of entries whose frames are gone
-// (16 MiB): values that recur across the whole archive. A zstd frame with
-// a dictionary is decoded as the same frame without one, the dictionary's
+// frames holding the entries it refers to (and their dictionaries), each
+// only as far as its ends say the record needs, with a cache of decoded
+// frames (64 MiB) and one of entries whose frames are gone (16 MiB):
+// values that recur across the whole archive. A zstd frame with a
+// dictionary is decoded as the same frame without one, the dictionary's
 // bytes put before its own in raw blocks (what a raw-content dictionary
-// means), which klauspost's decoder runs 2.3x faster. [Reader.Decode]
+// means), which klauspost's decoder runs 2.3x faster; part of a frame, as
+// a frame of its first blocks. [Reader.Decode]
 // decodes records blocks on several goroutines and writes them in order.
 // Readers refuse frames over 36 MiB, records over [MaxLine] or longer than
 // their index says, and references out of range, so a corrupt or hostile

@@ -1,11 +1,9 @@
 package archive
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -237,14 +235,13 @@ func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, 
 // A frameDecoder decompresses frames: one per goroutine.
 type frameDecoder struct {
 	z *zstd.Decoder
-	// A frame with a dictionary is read spliced (see splice): its pieces
-	// and the headers among them, reused from frame to frame.
-	pieces [][]byte
-	heads  []byte
-	// A spliced frame decoded whole is joined in joined and decoded into
-	// spliced (its dictionary's bytes, then its own), both kept for the
-	// next: see decode.
-	joined, spliced []byte
+	// The zstd frame DecodeAll reads, when it is not a frame's data as it
+	// is (see zstdInput), and the blocks of the frame; kept for the next.
+	joined []byte
+	blocks []int
+	// A frame with a dictionary decodes into spliced: its dictionary's
+	// bytes, then its own. Kept for the next.
+	spliced []byte
 }
 
 func newFrameDecoder() (*frameDecoder, error) {
@@ -260,110 +257,147 @@ func newFrameDecoder() (*frameDecoder, error) {
 // dictionary's frame, if it has one. The output is checked against the
 // frame's raw length as it is made: never more is decoded.
 func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) {
+	out, _, err := d.decodePrefix(dst, f, dict, f.rawLen)
+	return out, err
+}
+
+// decodePrefix appends at least the first n raw bytes of f to dst, as
+// decode does, and reports whether that is all of them: a read of one
+// record decodes its frames only as far as it needs (see marks). The bytes
+// of a part of a frame are not checked as a whole frame's are (against its
+// length, and a ppm frame's CRC-32): the records' CRC-32s check what is
+// read of them.
+func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (out []byte, complete bool, err error) {
+	n = min(max(n, 0), f.rawLen)
+	start := len(dst)
 	switch f.coder {
 	case coderStored:
-		return append(dst, f.data...), nil
+		return append(dst, f.data...), true, nil
 	case coderPPM:
-		start := len(dst)
-		out, err := ppm.AppendDecode(dst, f.data, f.rawLen, ppm.Options{Dict: dict, MaxMemory: maxModelMemory})
+		out, err := ppm.AppendDecodePrefix(dst, f.data, n, f.rawLen, ppm.Options{Dict: dict, MaxMemory: maxModelMemory})
 		if err != nil {
-			return dst[:start], corruptf("frame: %v", err)
+			return dst[:start], false, corruptf("frame: %v", err)
 		}
-		if len(out)-start != f.rawLen {
-			return dst[:start], corruptf("frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
+		if n == f.rawLen && len(out)-start != f.rawLen {
+			return dst[:start], false, corruptf("frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
 		}
-		return out[:len(out):len(out)], nil
+		return out[:len(out):len(out)], len(out)-start == f.rawLen, nil
 	}
-	data, err := d.zstdInput(f, dict)
-	if err != nil {
-		return dst, err
+	var err1 error
+	if d.blocks, err1 = zstdBlocks(d.blocks[:0], f.data, f.rawLen, dict != nil); err1 != nil {
+		return dst, false, corruptf("frame: %v", err1)
 	}
-	// Spliced, the frame decodes to the dictionary's bytes, then its own,
-	// into the decoder's kept buffer; else into dst. Either has room for
-	// exactly what the frame's header says. DecodeAll writes where it is
-	// told, in memory advised to huge pages (see growCap), where the
-	// streaming decoder (stream) writes into a ring of its own, which a
-	// fresh process pays for in page faults: m2m-batch -d -T1 on dev100,
-	// 11.5 -> 8.9 thousand faults, 129 -> 121 ms of CPU.
-	want := len(dict) + f.rawLen
-	buf := dst
-	if dict != nil {
-		d.spliced = growCap(d.spliced[:0], want)
-		buf = d.spliced
+	// A zstd block holds at most 128 KiB, and klauspost's encoder fills
+	// every one but the last (64 KiB at level 1): so many blocks are
+	// tried, then, if they hold less, as many more as their average says,
+	// then all of them.
+	k := max((n+maxRawBlock-1)/maxRawBlock, 1)
+	for try := 0; ; try++ {
+		if k >= len(d.blocks)-1 || try == 2 {
+			k = len(d.blocks) - 1
+		}
+		whole := k == len(d.blocks)-1
+		out, got, err := d.decodeBlocks(dst, f, dict, k)
+		if err != nil {
+			return dst, false, corruptf("frame: %v", err)
+		}
+		if whole && len(got) != f.rawLen {
+			return dst, false, corruptf("frame: decodes to %d bytes, its header says %d", len(got), f.rawLen)
+		}
+		if len(got) >= n || whole {
+			if out == nil {
+				// Out of the decoder's buffer, into memory the size of
+				// what was decoded.
+				out = append(growCap(dst, len(got)), got...)
+			}
+			return out[:len(out):len(out)], whole, nil
+		}
+		k = k*n/max(len(got), 1) + 1
 	}
-	buf = growCap(buf, want)
-	start := len(buf)
-	out, err := d.z.DecodeAll(data, buf[:start:start+want])
-	if err == nil && len(out)-start != want {
-		err = fmt.Errorf("decodes to %d bytes, its header says %d", len(out)-start-len(dict), f.rawLen)
-	}
-	if err != nil {
-		return dst, corruptf("frame: %v", err)
-	}
-	if dict == nil {
-		return out[:len(out):len(out)], nil
-	}
-	dst = append(growCap(dst, f.rawLen), out[start+len(dict):]...)
-	return dst[:len(dst):len(dst)], nil
 }
 
-// zstdInput is what the zstd decoder reads for frame f: its data, or,
-// with a dictionary, the data spliced behind the dictionary's bytes,
-// joined in the decoder's kept buffer.
-func (d *frameDecoder) zstdInput(f frame, dict []byte) ([]byte, error) {
-	if dict == nil {
-		return f.data, nil
+// decodeBlocks decodes the first k blocks of f, a zstd frame whose blocks
+// start at d.blocks (the last entry is where they end), or all of them if
+// k is their number, and returns their bytes, got. A whole frame without a
+// dictionary is decoded straight after dst, as out; anything else into the
+// decoder's kept buffer (out nil).
+func (d *frameDecoder) decodeBlocks(dst []byte, f frame, dict []byte, k int) (out, got []byte, err error) {
+	whole := k == len(d.blocks)-1
+	if dict == nil && whole {
+		start := len(dst)
+		out, err = d.z.DecodeAll(f.data, growCap(dst, f.rawLen)[:start:start+f.rawLen])
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, out[start:], nil
 	}
-	if err := d.splice(f.data, dict, f.rawLen); err != nil {
-		return nil, err
+	room := f.rawLen
+	if !whole {
+		room = min(room, k*maxRawBlock)
 	}
-	n := 0
-	for _, p := range d.pieces {
-		n += len(p)
+	d.spliced = growCap(d.spliced[:0], len(dict)+room)
+	all, err := d.z.DecodeAll(d.zstdInput(f.data, dict, f.rawLen, k), d.spliced[:0:len(dict)+room])
+	if err != nil {
+		return nil, nil, err
 	}
-	d.joined = growCap(d.joined[:0], n)
-	for _, p := range d.pieces {
-		d.joined = append(d.joined, p...)
+	if len(all) < len(dict) {
+		return nil, nil, fmt.Errorf("decodes to %d bytes, fewer than its dictionary's %d", len(all), len(dict))
 	}
-	return d.joined, nil
+	return nil, all[len(dict):], nil
 }
 
-// splice sets d.pieces to a zstd frame equal to frame, a zstd frame of
-// rawLen bytes made with dict as its raw-content dictionary, that needs no
-// dictionary: a header for a single segment of len(dict)+rawLen bytes, dict
-// in raw blocks, then frame's blocks. A raw-content dictionary is, by the
-// zstd format, history before the frame's first byte, with the default
-// repeat offsets and no entropy tables, as raw blocks are: frame's blocks
-// so decode to the same bytes, behind dict's own. The frame's content
-// checksum, if it has one, is dropped: it sums what frame alone decodes
-// to (the records' CRC-32s check every byte that is read).
+// zstdInput sets d.joined to a zstd frame that needs no dictionary and
+// decodes to dict's bytes, then those of the first k blocks of frame (a
+// zstd frame of rawLen bytes with dict as raw-content dictionary, or
+// none), whose blocks start at d.blocks, and returns it. A raw-content
+// dictionary is, by the zstd format, history before the frame's first
+// byte, with the default repeat offsets and no entropy tables, as raw
+// blocks are: frame's blocks so decode to the same bytes behind dict's
+// in raw blocks. The header of the whole frame gives its content size,
+// that of part of it the window, dict and frame together. The frame's
+// content checksum, if it has one, is dropped: it sums what frame alone
+// decodes to (the records' CRC-32s check every byte that is read).
 //
 // Why: klauspost's decoder runs its assembly loop only for frames
-// without a dictionary; a strings frame decodes 2.3x faster spliced,
-// copies of dict included.
-func (d *frameDecoder) splice(frame, dict []byte, rawLen int) error {
-	p, end, err := zstdBlocks(frame, rawLen)
-	if err != nil {
-		return corruptf("frame: %v", err)
+// without a dictionary (a strings frame decodes 2.3x faster spliced,
+// copies of dict included); and its DecodeAll writes where it is told,
+// in memory advised to huge pages (see growCap), where its streaming
+// decoder, which could stop part of the way, writes into a ring of its
+// own (12-21 thousand page faults for a record read by a fresh process).
+func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
+	blocks := frame[d.blocks[0]:d.blocks[k]]
+	h := growCap(d.joined[:0], spliceHeader+len(dict)+3*(len(dict)/maxRawBlock+1)+len(blocks))
+	h = binary.LittleEndian.AppendUint32(h, zstdMagic)
+	if k == len(d.blocks)-1 {
+		h = append(h, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
+		h = binary.LittleEndian.AppendUint64(h, uint64(len(dict)+rawLen))
+	} else {
+		h = append(h, 0x00, windowDescriptor(len(dict)+rawLen)) // no content size, a window
 	}
-	// The header, then a 3-byte header before each raw block.
-	h := binary.LittleEndian.AppendUint32(d.heads[:0], zstdMagic)
-	h = append(h, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
-	h = binary.LittleEndian.AppendUint64(h, uint64(len(dict)+rawLen))
-	for rest := len(dict); rest > 0; rest -= maxRawBlock {
-		b := uint32(min(rest, maxRawBlock)) << 3 // a raw block, not the last
-		h = append(h, byte(b), byte(b>>8), byte(b>>16))
+	for rest := dict; len(rest) > 0; {
+		n := min(len(rest), maxRawBlock)
+		b := uint32(n) << 3 // a raw block, not the last
+		h = append(append(h, byte(b), byte(b>>8), byte(b>>16)), rest[:n]...)
+		rest = rest[n:]
 	}
-	d.heads = h
-	d.pieces = append(d.pieces[:0], h[:spliceHeader])
-	h = h[spliceHeader:]
-	for len(dict) > 0 {
-		n := min(len(dict), maxRawBlock)
-		d.pieces = append(d.pieces, h[:3], dict[:n])
-		h, dict = h[3:], dict[n:]
+	at := len(h)
+	h = append(h, blocks...)
+	h[at+d.blocks[k-1]-d.blocks[0]] |= 1 // the last block
+	d.joined = h
+	return h
+}
+
+// windowDescriptor is the zstd window descriptor of the smallest window of
+// n bytes or more (n at most 2*maxFrame).
+func windowDescriptor(n int) byte {
+	for e := 0; ; e++ {
+		base := 1 << (10 + e)
+		for m := 0; m < 8; m++ {
+			if base+base/8*m >= n {
+				return byte(e<<3 | m)
+			}
+		}
 	}
-	d.pieces = append(d.pieces, frame[p:end])
-	return nil
 }
 
 const zstdMagic = 0xFD2FB528
@@ -372,18 +406,19 @@ const zstdMagic = 0xFD2FB528
 // header descriptor, 8-byte content size.
 const spliceHeader = 4 + 1 + 8
 
-// zstdBlocks checks that frame is one zstd frame of rawLen bytes made with
-// the dictionary dictID and nothing after it, and returns where its blocks
-// start and end.
-func zstdBlocks(frame []byte, rawLen int) (start, end int, err error) {
+// zstdBlocks checks that frame is one zstd frame of rawLen bytes, made
+// with the dictionary dictID if dict, else with none, and with nothing
+// after it but its checksum. It appends where each of its blocks starts
+// to at, then where the last ends.
+func zstdBlocks(at []int, frame []byte, rawLen int, dict bool) ([]int, error) {
 	if len(frame) < 6 || binary.LittleEndian.Uint32(frame) != zstdMagic {
-		return 0, 0, errors.New("not a zstd frame")
+		return at, errors.New("not a zstd frame")
 	}
 	fhd := frame[4]
 	p := 5
 	single := fhd&0x20 != 0
 	if fhd&0x08 != 0 {
-		return 0, 0, errors.New("zstd frame header: reserved bit set")
+		return at, errors.New("zstd frame header: reserved bit set")
 	}
 	if !single {
 		p++ // window descriptor
@@ -394,10 +429,14 @@ func zstdBlocks(frame []byte, rawLen int) (start, end int, err error) {
 		sizeLen = 1
 	}
 	if len(frame) < p+idLen+sizeLen {
-		return 0, 0, errors.New("zstd frame header cut short")
+		return at, errors.New("zstd frame header cut short")
 	}
-	if id := littleEndian(frame[p : p+idLen]); id != dictID {
-		return 0, 0, fmt.Errorf("zstd frame names dictionary %d, not %d", id, dictID)
+	want := uint64(0)
+	if dict {
+		want = dictID
+	}
+	if id := littleEndian(frame[p : p+idLen]); id != want {
+		return at, fmt.Errorf("zstd frame names dictionary %d, not %d", id, want)
 	}
 	p += idLen
 	if sizeLen > 0 {
@@ -406,37 +445,36 @@ func zstdBlocks(frame []byte, rawLen int) (start, end int, err error) {
 			size += 256
 		}
 		if size != uint64(rawLen) {
-			return 0, 0, fmt.Errorf("zstd frame of %d bytes, its header says %d", size, rawLen)
+			return at, fmt.Errorf("zstd frame of %d bytes, its header says %d", size, rawLen)
 		}
 		p += sizeLen
 	}
-	// The frame's blocks, up to its last; nothing may follow but its
-	// checksum.
-	end = p
+	// The frame's blocks, up to its last.
 	for {
-		if len(frame)-end < 3 {
-			return 0, 0, errors.New("zstd block cut short")
+		if len(frame)-p < 3 {
+			return at, errors.New("zstd block cut short")
 		}
-		h := uint32(frame[end]) | uint32(frame[end+1])<<8 | uint32(frame[end+2])<<16
+		h := uint32(frame[p]) | uint32(frame[p+1])<<8 | uint32(frame[p+2])<<16
 		size := int(h >> 3)
 		switch h >> 1 & 3 {
 		case 1: // RLE: one byte, repeated
 			size = 1
 		case 3:
-			return 0, 0, errors.New("zstd block of a reserved type")
+			return at, errors.New("zstd block of a reserved type")
 		}
-		if len(frame)-end-3 < size {
-			return 0, 0, errors.New("zstd block cut short")
+		if len(frame)-p-3 < size {
+			return at, errors.New("zstd block cut short")
 		}
-		end += 3 + size
+		at = append(at, p)
+		p += 3 + size
 		if h&1 != 0 {
 			break
 		}
 	}
-	if rest := len(frame) - end; rest != 4*int(fhd>>2&1) {
-		return 0, 0, fmt.Errorf("%d bytes after the zstd frame's blocks", rest)
+	if rest := len(frame) - p; rest != 4*int(fhd>>2&1) {
+		return at, fmt.Errorf("%d bytes after the zstd frame's blocks", rest)
 	}
-	return p, end, nil
+	return append(at, p), nil
 }
 
 // littleEndian returns the little-endian number in b (at most 8 bytes).
@@ -448,88 +486,8 @@ func littleEndian(b []byte) uint64 {
 	return v
 }
 
-// piecesReader reads the pieces of a spliced frame one after another.
-type piecesReader struct{ pieces [][]byte }
-
-func (r *piecesReader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) && len(r.pieces) > 0 {
-		c := copy(p[n:], r.pieces[0])
-		n += c
-		if r.pieces[0] = r.pieces[0][c:]; len(r.pieces[0]) == 0 {
-			r.pieces = r.pieces[1:]
-		}
-	}
-	if n == 0 && len(p) > 0 {
-		return 0, io.EOF
-	}
-	return n, nil
-}
-
 // maxRawBlock is the most a zstd block holds.
 const maxRawBlock = 128 << 10
-
-// prefixStep is how much decodePrefix decodes between asking whether it
-// has enough: a zstd block's worth.
-const prefixStep = 128 << 10
-
-// decodePrefix appends the raw bytes of f to dst as decode does, but stops
-// as soon as enough, called with what it has so far (all of it appended
-// since dst's end), says it is enough; a nil enough decodes all of it.
-// complete reports whether all of the frame was decoded. A read of one
-// record so decodes only as far as the record, not its whole frame.
-func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) (out []byte, complete bool, err error) {
-	if f.coder != coderZstd || enough == nil {
-		out, err = d.decode(dst, f, dict)
-		return out, err == nil, err
-	}
-	start := len(dst)
-	out, err = d.stream(dst, f, dict, enough)
-	return out, err == nil && len(out)-start == f.rawLen, err
-}
-
-// stream appends the raw bytes of f, a zstd frame, to dst through the
-// streaming decoder, the frame spliced behind dict if it has one (read
-// from its pieces, not copied first), stopping early once enough says
-// so: a read of one record decodes its frames only as far as it needs.
-// A whole frame goes through decode (DecodeAll) instead.
-func (d *frameDecoder) stream(dst []byte, f frame, dict []byte, enough func(raw []byte) bool) ([]byte, error) {
-	start := len(dst)
-	var in io.Reader = bytes.NewReader(f.data)
-	if dict != nil {
-		if err := d.splice(f.data, dict, f.rawLen); err != nil {
-			return dst, err
-		}
-		in = &piecesReader{d.pieces}
-	}
-	if err := d.z.Reset(in); err != nil {
-		return dst, corruptf("frame: %v", err)
-	}
-	defer d.z.Reset(nil)
-	// The dictionary's bytes come first: read past them.
-	if n, err := io.CopyN(io.Discard, d.z, int64(len(dict))); err != nil {
-		return dst, corruptf("frame: dictionary's bytes: %d of %d: %v", n, len(dict), err)
-	}
-	// Room for all of it at once: a prefix grown as it comes would be
-	// copied, on average, once more.
-	dst = growCap(dst, f.rawLen)
-	for len(dst)-start < f.rawLen {
-		n, err := io.ReadFull(d.z, dst[len(dst):cap(dst)][:min(prefixStep, f.rawLen-(len(dst)-start))])
-		dst = dst[:len(dst)+n]
-		if err != nil {
-			return dst[:start], corruptf("frame: %v", err)
-		}
-		if len(dst)-start < f.rawLen && enough(dst[start:]) {
-			return dst, nil
-		}
-	}
-	// The whole frame: nothing may follow it.
-	var one [1]byte
-	if n, err := d.z.Read(one[:]); n != 0 || err != io.EOF {
-		return dst[:start], corruptf("frame decodes to more than its header says")
-	}
-	return dst[:len(dst):len(dst)], nil
-}
 
 // growCap returns b with room for n more bytes, in memory advised to huge
 // pages if it is new (a decoded frame is a few MiB, written once).

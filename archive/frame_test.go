@@ -8,6 +8,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/ppm"
 )
 
 // spliceCases are frames made with a raw dictionary, as the writer makes
@@ -61,9 +62,8 @@ func TestSplice(t *testing.T) {
 		if err != nil || !bytes.Equal(got, append([]byte("x"), raws[i]...)) {
 			t.Fatalf("case %d: decode: %v", i, err)
 		}
-		prefix, complete, err := d.decodePrefix(nil, f, dicts[i], func(raw []byte) bool { return len(raw) > 1000 })
-		if err != nil || !bytes.HasPrefix(raws[i], prefix) || complete != (len(prefix) == len(raws[i])) {
-			t.Fatalf("case %d: decodePrefix: %d bytes, complete %v, %v", i, len(prefix), complete, err)
+		for _, n := range []int{0, 1000, 200 << 10, len(raws[i]) - 1, len(raws[i])} {
+			checkPrefix(t, d, f, dicts[i], raws[i], n)
 		}
 		// Cut short, a byte changed, or a byte more: an error, or the
 		// same bytes as klauspost's dictionary decoder.
@@ -107,6 +107,49 @@ func TestSplice(t *testing.T) {
 	}
 }
 
+// checkPrefix checks that the first n bytes of f decode, as part of the
+// bytes of raw, all of them or not, as decodePrefix says.
+func checkPrefix(t *testing.T, d *frameDecoder, f frame, dict, raw []byte, n int) {
+	t.Helper()
+	prefix, complete, err := d.decodePrefix([]byte("x"), f, dict, n)
+	if err != nil || len(prefix) < 1+min(max(n, 0), len(raw)) || !bytes.HasPrefix(append([]byte("x"), raw...), prefix) || complete != (len(prefix) == 1+len(raw)) {
+		t.Fatalf("%d of %d bytes: decodePrefix: %d bytes, complete %v, %v", n, len(raw), len(prefix)-1, complete, err)
+	}
+}
+
+// TestPrefix: part of a frame without a dictionary decodes, at every
+// level (level 1's blocks hold 64 KiB, the others' 128), with the
+// frame's own header fields or not.
+func TestPrefix(t *testing.T) {
+	d, err := newFrameDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := sample.JSONL()
+	raw := text[:min(len(text), 700<<10)]
+	for level := zstd.SpeedFastest; level <= zstd.SpeedBestCompression; level++ {
+		for _, opts := range [][]zstd.EOption{nil, {zstd.WithEncoderCRC(true), zstd.WithSingleSegment(false)}} {
+			e, err := newZstd(level, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := frame{coder: coderZstd, dict: -1, rawLen: len(raw), data: e.EncodeAll(raw, nil)}
+			for _, n := range []int{0, 1, 64 << 10, 64<<10 + 1, 300 << 10, len(raw) - 1, len(raw), len(raw) + 1} {
+				checkPrefix(t, d, f, nil, raw, n)
+			}
+		}
+	}
+	// A stored frame, a ppm frame.
+	checkPrefix(t, d, frame{coder: coderStored, rawLen: 100, data: raw[:100]}, nil, raw[:100], 10)
+	data, err := ppm.AppendEncode(nil, raw[:20000], ppm.Options{Memory: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 5000, 20000} {
+		checkPrefix(t, d, frame{coder: coderPPM, rawLen: 20000, data: data}, nil, raw[:20000], n)
+	}
+}
+
 // FuzzSplice: any frame data with a dictionary decodes, spliced, to the
 // bytes klauspost's decoder makes of it with the dictionary, or is an
 // error; never a panic. Decoded whole (DecodeAll) and streamed (as a
@@ -116,7 +159,7 @@ func FuzzSplice(f *testing.F) {
 	frames, _, raws := spliceCases(f)
 	for i, data := range frames {
 		if len(raws[i]) < 2000 {
-			f.Add(data, uint16(len(raws[i])))
+			f.Add(data, uint16(len(raws[i])), uint16(len(raws[i])/2))
 		}
 	}
 	dict := sample.JSONL()[:1000]
@@ -128,12 +171,18 @@ func FuzzSplice(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, data []byte, rawLen uint16) {
+	f.Fuzz(func(t *testing.T, data []byte, rawLen, n uint16) {
 		fr := frame{coder: coderZstd, rawLen: int(rawLen), data: data}
 		got, err := d.decode(nil, fr, dict)
-		streamed, complete, serr := d.decodePrefix(nil, fr, dict, func([]byte) bool { return false })
-		if (err == nil) != (serr == nil) || err == nil && (!complete || !bytes.Equal(got, streamed)) {
-			t.Fatalf("whole: %d bytes, %v; streamed: %d bytes, complete %v, %v", len(got), err, len(streamed), complete, serr)
+		part, complete, perr := d.decodePrefix(nil, fr, dict, int(n))
+		switch {
+		case perr != nil:
+		case complete && (err != nil || !bytes.Equal(got, part)):
+			t.Fatalf("whole: %d bytes, %v; part, complete: %d bytes", len(got), err, len(part))
+		case !complete && len(part) < min(int(n), int(rawLen)):
+			t.Fatalf("%d bytes of the first %d", len(part), n)
+		case err == nil && !bytes.HasPrefix(got, part):
+			t.Fatal("part and whole disagree")
 		}
 		if err != nil {
 			return

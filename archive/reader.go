@@ -210,8 +210,18 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
-	if len(rest) != 0 || idxF.dict >= 0 {
+	if idxF.dict >= 0 {
 		return nil, 0, blockErr(b, corruptf("bad frames"))
+	}
+	if need <= 0 || need > int(n) {
+		need = int(n)
+	}
+	prefix, rest, err := parseEnds(rest, skelF.rawLen, int(n), need)
+	if err == nil && len(rest) != 0 {
+		err = corruptf("%d bytes after the skeletons' ends", len(rest))
+	}
+	if err != nil {
+		return nil, 0, blockErr(b, err)
 	}
 	d := r.decoder()
 	defer r.decs.Put(d)
@@ -231,18 +241,7 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 		}
 		dict = db.skel
 	}
-	if need <= 0 || need > len(rb.recs) {
-		need = len(rb.recs)
-	}
-	var enough func([]byte) bool
-	if need < len(rb.recs) {
-		enough = func(raw []byte) bool {
-			var err error
-			rb.located, err = locate(rb.recs, raw, rb.located)
-			return err != nil || rb.located >= need
-		}
-	}
-	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, enough)
+	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, prefix)
 	if err == nil {
 		rb.located, err = locate(rb.recs, rb.skel, rb.located)
 	}
@@ -508,8 +507,18 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		return nil, 0, blockErr(f.block, corruptf("entries %d+%d, the directory says %d+%d", first, count, f.first, f.count))
 	}
 	fr, rest, err := parseFrame(body[1+k1+k2:], f.block)
-	if err != nil || len(rest) != 0 {
+	if err != nil {
 		return nil, 0, blockErr(f.block, corruptf("bad frame: %v", err))
+	}
+	if need <= 0 || need > f.count {
+		need = f.count
+	}
+	prefix, rest, err := parseEnds(rest, fr.rawLen, f.count, need)
+	if err == nil && len(rest) != 0 {
+		err = corruptf("%d bytes after the entries' ends", len(rest))
+	}
+	if err != nil {
+		return nil, 0, blockErr(f.block, err)
 	}
 	var dict []byte
 	if fr.dict >= 0 {
@@ -526,38 +535,20 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		}
 		dict = ds.raw
 	}
-	if need <= 0 || need > f.count {
-		need = f.count
-	}
 	d := r.decoder()
 	defer r.decs.Put(d)
 	s := &storeBlock{kind: t, first: f.first, ends: make([]uint32, 0, need)}
-	split := func(raw []byte) {
-		at := 0
-		if n := len(s.ends); n > 0 {
-			at = int(s.ends[n-1]) + 1
-		}
-		for len(s.ends) < f.count {
-			i := bytes.IndexByte(raw[at:], markEnd)
-			if i < 0 {
-				return
-			}
-			s.ends = append(s.ends, uint32(at+i))
-			at += i + 1
-		}
-	}
-	var enough func([]byte) bool
-	if need < f.count {
-		enough = func(raw []byte) bool {
-			split(raw)
-			return len(s.ends) >= need
-		}
-	}
-	s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, enough)
-	if err != nil {
+	if s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, prefix); err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
-	split(s.raw)
+	for at := 0; len(s.ends) < f.count; {
+		i := bytes.IndexByte(s.raw[at:], markEnd)
+		if i < 0 {
+			break
+		}
+		s.ends = append(s.ends, uint32(at+i))
+		at += i + 1
+	}
 	if s.complete && (len(s.ends) != f.count || int(s.ends[len(s.ends)-1])+1 != len(s.raw)) {
 		return nil, 0, blockErr(f.block, corruptf("entries do not match their count"))
 	}

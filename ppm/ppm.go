@@ -94,6 +94,13 @@ func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 // memory than o allows, that decodes to more than maxLen bytes, or whose
 // output does not match its length or CRC-32.
 func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
+	return AppendDecodePrefix(dst, src, maxLen, maxLen, o)
+}
+
+// AppendDecodePrefix is AppendDecode that stops after the first n bytes:
+// a part of the data is not checked against the CRC-32 of the whole, which
+// is the caller's to check some other way.
+func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, error) {
 	start := len(dst)
 	if len(src) < 2 || src[0] != version {
 		return dst, ErrCorrupt
@@ -135,14 +142,14 @@ func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
 	}
 	m := newModel(arenaWords(int(memory), int(rawLen), order), order)
 	m.match.init(o.Dict, int(rawLen))
-	for range rawLen {
+	for range min(rawLen, uint64(max(n, 0))) {
 		b, ok := m.decodeSymbol(&d)
 		if !ok || d.over > 4 {
 			return dst[:start], ErrCorrupt
 		}
 		dst = append(dst, b)
 	}
-	if crc.Checksum(dst[start:]) != sum {
+	if uint64(len(dst)-start) == rawLen && crc.Checksum(dst[start:]) != sum {
 		return dst[:start], fmt.Errorf("%w: checksum", ErrCorrupt)
 	}
 	return dst, nil

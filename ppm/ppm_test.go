@@ -71,6 +71,32 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// TestDecodePrefix: the first n bytes decode to the input's first n, with
+// the whole input's CRC-32 checked only when n reaches its end.
+func TestDecodePrefix(t *testing.T) {
+	in := sample.JSONL()[:30000]
+	p, err := AppendEncode(nil, in, Options{Memory: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 12345, len(in), len(in) + 1} {
+		out, err := AppendDecodePrefix([]byte("x"), p, n, len(in), Options{})
+		if want := append([]byte("x"), in[:min(n, len(in))]...); err != nil || !bytes.Equal(out, want) {
+			t.Fatalf("n %d: %d bytes, %v", n, len(out)-1, err)
+		}
+	}
+	// A byte of the code changed halfway: decoded whole, an error; its
+	// first 100 bytes, which the change comes after, are not checked.
+	bad := append([]byte(nil), p...)
+	bad[len(bad)/2] ^= 0x10
+	if _, err := AppendDecodePrefix(nil, bad, len(in), len(in), Options{}); err == nil {
+		t.Fatal("a changed byte, decoded whole: no error")
+	}
+	if out, err := AppendDecodePrefix(nil, bad, 100, len(in), Options{}); err != nil || !bytes.Equal(out, in[:100]) {
+		t.Fatalf("a changed byte after the first 100: %v", err)
+	}
+}
+
 // TestLimits: the decoder refuses memory over its limit and lengths over
 // the caller's, before allocating either.
 func TestLimits(t *testing.T) {
