@@ -318,25 +318,29 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 
 // decodeBlocks decodes the first k blocks of f, a zstd frame whose blocks
 // start at d.blocks (the last entry is where they end), or all of them if
-// k is their number, and returns their bytes, got. A whole frame without a
-// dictionary is decoded straight after dst, as out; anything else into the
-// decoder's kept buffer (out nil).
+// k is their number, and returns their bytes, got. Without a dictionary
+// they are decoded straight after dst, as out; with one, into the
+// decoder's kept buffer, behind the dictionary's bytes (out nil).
 func (d *frameDecoder) decodeBlocks(dst []byte, f frame, dict []byte, k int) (out, got []byte, err error) {
 	whole := k == len(d.blocks)-1
-	if dict == nil && whole {
-		start := len(dst)
-		out, err = d.z.DecodeAll(f.data, growCap(dst, f.rawLen)[:start:start+f.rawLen])
-		if err != nil {
-			return nil, nil, err
-		}
-		return out, out[start:], nil
+	in := f.data
+	if dict != nil || !whole {
+		in = d.zstdInput(f.data, dict, f.rawLen, k)
 	}
 	room := f.rawLen
 	if !whole {
 		room = min(room, k*maxRawBlock)
 	}
+	if dict == nil {
+		start := len(dst)
+		out, err = d.z.DecodeAll(in, growCap(dst, room)[:start:start+room])
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, out[start:], nil
+	}
 	d.spliced = growCap(d.spliced[:0], len(dict)+room)
-	all, err := d.z.DecodeAll(d.zstdInput(f.data, dict, f.rawLen, k), d.spliced[:0:len(dict)+room])
+	all, err := d.z.DecodeAll(in, d.spliced[:0:len(dict)+room])
 	if err != nil {
 		return nil, nil, err
 	}
