@@ -66,7 +66,7 @@ func (r *Reader) Contents() (*Contents, error) {
 			if err != nil {
 				return nil, blockErr(b, corruptf("bad skeleton frame: %v", err))
 			}
-			_, end, err := parseEnds(ends, skel.rawLen, int(n), 0)
+			_, end, err := parseEnds(ends, skel.rawLen, int(n))
 			if err == nil && len(end) != 0 {
 				err = corruptf("%d bytes after the skeletons' ends", len(end))
 			}
@@ -99,7 +99,7 @@ func (r *Reader) Contents() (*Contents, error) {
 			if err != nil {
 				return nil, blockErr(b, corruptf("bad store frame: %v", err))
 			}
-			_, end, err := parseEnds(ends, f.rawLen, int(count), 0)
+			_, end, err := parseEnds(ends, f.rawLen, int(count))
 			if err == nil && len(end) != 0 {
 				err = corruptf("%d bytes after the entries' ends", len(end))
 			}

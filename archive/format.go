@@ -72,32 +72,38 @@ func appendEnds(dst []byte, s stepEnds, rawLen int) []byte {
 }
 
 // parseEnds reads the ends of a frame of rawLen bytes holding items items
-// from the start of b, and returns how many of the frame's raw bytes hold
-// its first need items (need 0 or more than items: all), and the rest of b.
-func parseEnds(b []byte, rawLen, items, need int) (prefix int, rest []byte, err error) {
+// from the start of b. It returns them summed, before each step and after
+// the last (len(cum) is steps+1, cum[steps] is items), and the rest of b.
+func parseEnds(b []byte, rawLen, items int) (cum []uint32, rest []byte, err error) {
 	steps, n, err := varint.Uvarint64(b)
 	if err != nil || steps != uint64(rawLen/endStep+1) {
-		return 0, nil, corruptf("ends: %d steps for a frame of %d bytes (%v)", steps, rawLen, err)
+		return nil, nil, corruptf("ends: %d steps for a frame of %d bytes (%v)", steps, rawLen, err)
 	}
 	b = b[n:]
-	if need <= 0 || need > items {
-		need = items
-	}
-	prefix = rawLen
+	cum = make([]uint32, 1, steps+1)
 	sum := uint64(0)
 	for k := range int(steps) {
 		c, n, err := varint.Uvarint64(b)
 		if err != nil || c > uint64(items) {
-			return 0, nil, corruptf("ends: step %d: %d of %d items (%v)", k, c, items, err)
+			return nil, nil, corruptf("ends: step %d: %d of %d items (%v)", k, c, items, err)
 		}
 		b = b[n:]
-		if sum < uint64(need) && sum+c >= uint64(need) {
-			prefix = min((k+1)*endStep, rawLen)
-		}
 		sum += c
+		cum = append(cum, uint32(min(sum, uint64(items)+1)))
 	}
 	if sum != uint64(items) {
-		return 0, nil, corruptf("ends: %d items, not %d", sum, items)
+		return nil, nil, corruptf("ends: %d items, not %d", sum, items)
 	}
-	return prefix, b, nil
+	return cum, b, nil
+}
+
+// prefixOf is how many raw bytes of a frame of rawLen bytes with ends cum
+// hold its first need items (need 0: all).
+func prefixOf(cum []uint32, need, rawLen int) int {
+	for k := 1; k < len(cum) && need > 0; k++ {
+		if int(cum[k]) >= need {
+			return min(k*endStep, rawLen)
+		}
+	}
+	return rawLen
 }

@@ -216,7 +216,7 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 	if need <= 0 || need > int(n) {
 		need = int(n)
 	}
-	prefix, rest, err := parseEnds(rest, skelF.rawLen, int(n), need)
+	cum, rest, err := parseEnds(rest, skelF.rawLen, int(n))
 	if err == nil && len(rest) != 0 {
 		err = corruptf("%d bytes after the skeletons' ends", len(rest))
 	}
@@ -241,7 +241,7 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 		}
 		dict = db.skel
 	}
-	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, prefix)
+	rb.skel, rb.complete, err = d.decodePrefix(nil, skelF, dict, prefixOf(cum, need, skelF.rawLen))
 	if err == nil {
 		rb.located, err = locate(rb.recs, rb.skel, rb.located)
 	}
@@ -406,24 +406,31 @@ func templateEnd(src []byte, at int, end byte) (int, error) {
 	}
 }
 
-// storeBlock is a store frame, decoded as far as its first len(ends)
-// entries, or whole.
+// storeBlock is a store frame, decoded as far as its first avail entries,
+// or whole. Where its entries end is found all at once (ends), decoding
+// the archive in order; or, reading one record, a step of the frame's ends
+// at a time, as its entries are asked for: of the 2-4 MiB a record's read
+// decodes of a frame, it looks up entries in a few steps of 128 KiB.
 type storeBlock struct {
 	kind     int // 0 strings, 1 templates
 	first    uint32
 	raw      []byte
-	ends     []uint32 // end of each entry in raw (its markEnd)
+	avail    uint32
 	complete bool     // all of the frame is in raw: it may serve as a dictionary
+	ends     []uint32 // end of each entry in raw (its markEnd), if found at once
+	cum      []uint32 // else the frame's ends, summed (see parseEnds)
+	mu       sync.Mutex
+	steps    [][]uint32 // and the ends of the entries ending in each step, once found
 }
 
 // has reports whether entry id is in s.
-func (s *storeBlock) has(id uint32) bool { return id >= s.first && id-s.first < uint32(len(s.ends)) }
+func (s *storeBlock) has(id uint32) bool { return id >= s.first && id-s.first < s.avail }
 
 // entry returns the text of entry id of kind t (0 strings, 1 templates),
 // decoding its frame whole if full, else as far as the entry.
 func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, error) {
 	if s := *last; s != nil && s.has(id) {
-		return s.text(id - s.first), nil
+		return s.text(id - s.first)
 	}
 	if id >= r.total[t] {
 		return nil, corruptf("reference to %s %d, of %d", [2]string{"string", "template"}[t], id, r.total[t])
@@ -433,7 +440,7 @@ func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, 
 	if v, ok := r.cache.peek(fs[i].block); ok {
 		if s, ok := v.(*storeBlock); ok && s.kind == t && s.has(id) {
 			*last = s
-			return s.text(id - s.first), nil
+			return s.text(id - s.first)
 		}
 	}
 	// The frame is not at hand, or not that far: a value that recurs from
@@ -451,17 +458,67 @@ func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, 
 		return nil, err
 	}
 	*last = s
-	text := s.text(id - s.first)
+	text, err := s.text(id - s.first)
+	if err != nil {
+		return nil, err
+	}
 	r.hot.put(hot, text)
 	return text, nil
 }
 
-func (s *storeBlock) text(i uint32) []byte {
-	start := uint32(0)
-	if i > 0 {
-		start = s.ends[i-1] + 1
+// text returns entry i of s, which has it (i < avail).
+func (s *storeBlock) text(i uint32) ([]byte, error) {
+	if s.ends != nil {
+		start := uint32(0)
+		if i > 0 {
+			start = s.ends[i-1] + 1
+		}
+		return s.raw[start:s.ends[i]], nil
 	}
-	return s.raw[start:s.ends[i]]
+	k := sort.Search(len(s.cum)-1, func(k int) bool { return s.cum[k+1] > i }) // the step it ends in
+	ends, err := s.step(k)
+	if err != nil {
+		return nil, err
+	}
+	j := i - s.cum[k]
+	start := 0
+	switch {
+	case j > 0:
+		start = int(ends[j-1]) + 1
+	case i > 0:
+		// The entry before ends in an earlier step: at the last markEnd
+		// before this one.
+		start = bytes.LastIndexByte(s.raw[:k*endStep], markEnd) + 1
+		if start == 0 {
+			return nil, corruptf("entry %d: no end of the entry before it", s.first+i)
+		}
+	}
+	return s.raw[start:ends[j]], nil
+}
+
+// step returns where the entries ending in step k of s end, finding them
+// the first time.
+func (s *storeBlock) step(k int) ([]uint32, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.steps[k] != nil {
+		return s.steps[k], nil
+	}
+	want := int(s.cum[k+1] - s.cum[k])
+	ends := make([]uint32, 0, want)
+	for at, end := k*endStep, min((k+1)*endStep, len(s.raw)); at < end; {
+		i := bytes.IndexByte(s.raw[at:end], markEnd)
+		if i < 0 {
+			break
+		}
+		ends = append(ends, uint32(at+i))
+		at += i + 1
+	}
+	if len(ends) != want {
+		return nil, corruptf("entries of block %d: %d end in bytes %d-%d, its ends say %d", s.first, len(ends), k*endStep, (k+1)*endStep, want)
+	}
+	s.steps[k] = ends
+	return ends, nil
 }
 
 // store returns store frame f of kind t from the cache, decoded at least as
@@ -475,11 +532,11 @@ func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
 	if !ok || s.kind != t {
 		return nil, blockErr(f.block, corruptf("not the store frame the directory says"))
 	}
-	if s.complete || need > 0 && len(s.ends) >= need {
+	if s.complete || need > 0 && int(s.avail) >= need {
 		return s, nil
 	}
 	if need > 0 {
-		need = max(need, 2*len(s.ends))
+		need = max(need, 2*int(s.avail))
 	}
 	v, size, err := r.loadStore(t, f, need)
 	if err != nil {
@@ -513,7 +570,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if need <= 0 || need > f.count {
 		need = f.count
 	}
-	prefix, rest, err := parseEnds(rest, fr.rawLen, f.count, need)
+	cum, rest, err := parseEnds(rest, fr.rawLen, f.count)
 	if err == nil && len(rest) != 0 {
 		err = corruptf("%d bytes after the entries' ends", len(rest))
 	}
@@ -537,10 +594,24 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	}
 	d := r.decoder()
 	defer r.decs.Put(d)
-	s := &storeBlock{kind: t, first: f.first, ends: make([]uint32, 0, need)}
-	if s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, prefix); err != nil {
+	s := &storeBlock{kind: t, first: f.first}
+	if s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, prefixOf(cum, need, fr.rawLen)); err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
+	if need < f.count {
+		// Entries found as they are asked for: those ending in the
+		// steps decoded are at hand.
+		s.cum, s.steps = cum, make([][]uint32, len(cum)-1)
+		s.avail = cum[len(s.raw)/endStep]
+		if s.complete {
+			s.avail = uint32(f.count)
+		}
+		if int(s.avail) < need {
+			return nil, 0, blockErr(f.block, corruptf("entries cut short"))
+		}
+		return s, len(s.raw) + 4*len(cum), nil
+	}
+	s.ends = make([]uint32, 0, f.count)
 	for at := 0; len(s.ends) < f.count; {
 		i := bytes.IndexByte(s.raw[at:], markEnd)
 		if i < 0 {
@@ -549,12 +620,10 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		s.ends = append(s.ends, uint32(at+i))
 		at += i + 1
 	}
-	if s.complete && (len(s.ends) != f.count || int(s.ends[len(s.ends)-1])+1 != len(s.raw)) {
+	if len(s.ends) != f.count || f.count == 0 && len(s.raw) != 0 || f.count > 0 && int(s.ends[f.count-1])+1 != len(s.raw) {
 		return nil, 0, blockErr(f.block, corruptf("entries do not match their count"))
 	}
-	if len(s.ends) < need {
-		return nil, 0, blockErr(f.block, corruptf("entries cut short"))
-	}
+	s.avail = uint32(f.count)
 	return s, len(s.raw) + 4*len(s.ends), nil
 }
 
