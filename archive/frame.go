@@ -237,8 +237,9 @@ type frameDecoder struct {
 	z *zstd.Decoder
 	// The zstd frame DecodeAll reads, when it is not a frame's data as it
 	// is (see zstdInput), and the blocks of the frame; kept for the next.
-	joined []byte
-	blocks []int
+	joined     []byte
+	joinedDict []byte // the dictionary whose bytes joined holds, kept so that its memory is not another's
+	blocks     []int
 	// A frame with a dictionary decodes into spliced: its dictionary's
 	// bytes, then its own. Kept for the next.
 	spliced []byte
@@ -254,8 +255,10 @@ func newFrameDecoder() (*frameDecoder, error) {
 }
 
 // decode appends the raw bytes of f to dst; dict is the raw bytes of its
-// dictionary's frame, if it has one. The output is checked against the
-// frame's raw length as it is made: never more is decoded.
+// dictionary's frame, if it has one, which must not change while d is in
+// use (d keeps its bytes for the next frame with the same dict). The
+// output is checked against the frame's raw length as it is made: never
+// more is decoded.
 func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) {
 	out, _, err := d.decodePrefix(dst, f, dict, f.rawLen)
 	return out, err
@@ -369,26 +372,31 @@ func (d *frameDecoder) decodeBlocks(dst []byte, f frame, dict []byte, k int) (ou
 // decoder, which could stop part of the way, writes into a ring of its
 // own (12-21 thousand page faults for a record read by a fresh process).
 func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
-	blocks := frame[d.blocks[0]:d.blocks[k]]
-	h := growCap(d.joined[:0], spliceHeader+len(dict)+3*(len(dict)/maxRawBlock+1)+len(blocks))
-	h = binary.LittleEndian.AppendUint32(h, zstdMagic)
-	if k == len(d.blocks)-1 {
-		h = append(h, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
-		h = binary.LittleEndian.AppendUint64(h, uint64(len(dict)+rawLen))
-	} else {
-		h = append(h, 0x00, windowDescriptor(len(dict)+rawLen)) // no content size, a window
+	// d.joined is room for the header, dict in raw blocks, then frame's:
+	// the next frame of the segment, or part of it, has the same dict.
+	rawBlocks := len(dict) + 3*((len(dict)+maxRawBlock-1)/maxRawBlock)
+	if cap(d.joined) < spliceHeader+rawBlocks || len(dict) != len(d.joinedDict) || len(dict) > 0 && &dict[0] != &d.joinedDict[0] {
+		h := growCap(d.joined[:0], spliceHeader+rawBlocks)[:spliceHeader]
+		for rest := dict; len(rest) > 0; {
+			n := min(len(rest), maxRawBlock)
+			b := uint32(n) << 3 // a raw block, not the last
+			h = append(append(h, byte(b), byte(b>>8), byte(b>>16)), rest[:n]...)
+			rest = rest[n:]
+		}
+		d.joined, d.joinedDict = h, dict
 	}
-	for rest := dict; len(rest) > 0; {
-		n := min(len(rest), maxRawBlock)
-		b := uint32(n) << 3 // a raw block, not the last
-		h = append(append(h, byte(b), byte(b>>8), byte(b>>16)), rest[:n]...)
-		rest = rest[n:]
-	}
-	at := len(h)
-	h = append(h, blocks...)
-	h[at+d.blocks[k-1]-d.blocks[0]] |= 1 // the last block
+	h := append(d.joined[:spliceHeader+rawBlocks], frame[d.blocks[0]:d.blocks[k]]...)
+	h[spliceHeader+rawBlocks+d.blocks[k-1]-d.blocks[0]] |= 1 // the last block
 	d.joined = h
-	return h
+	// The header, just before the dictionary.
+	head := binary.LittleEndian.AppendUint32(make([]byte, 0, spliceHeader), zstdMagic)
+	if k == len(d.blocks)-1 {
+		head = append(head, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
+		head = binary.LittleEndian.AppendUint64(head, uint64(len(dict)+rawLen))
+	} else {
+		head = append(head, 0x00, windowDescriptor(len(dict)+rawLen)) // no content size, a window
+	}
+	return h[spliceHeader-copy(h[spliceHeader-len(head):], head):]
 }
 
 // windowDescriptor is the zstd window descriptor of the smallest window of
