@@ -113,6 +113,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit(cfg.opts.Workers))
+		if len(cfg.records) > 0 && os.Getenv("GOGC") == "" {
+			// A read of records by number allocates the frames it
+			// decodes (some 30 MB for one record of a GiB archive)
+			// and keeps most of them in its caches (at most about 100
+			// MiB): the collector, which starts at 4 MB of heap, would
+			// run several times for nothing. It runs near the limit
+			// instead. --record N on the 1.09 GB archive: -14%.
+			debug.SetGCPercent(-1)
+		}
 	}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
