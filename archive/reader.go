@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
@@ -136,12 +138,98 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	if i >= len(rb.recs) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
+	if rb.recs[i].flags&flagKept == 0 && runtime.GOMAXPROCS(0) > 1 {
+		r.prefetch(rb.skel[rb.recs[i].skel:rb.recs[i].end])
+	}
 	x := r.expander()
 	defer r.putExpander(x)
 	if dst, err = x.record(dst, rb, i); err != nil {
 		return dst, fmt.Errorf("record %d: %w", n, err)
 	}
 	return dst, nil
+}
+
+// prefetch decodes, side by side, the store frames that the references
+// of tmpl, a record's skeleton, lead to and that are not at hand, a level
+// of templates at a time: a record read by number waits for its frames
+// together rather than one after another (a random record of a GiB
+// archive needs two or three). What goes wrong is left for the expander
+// to find again and report.
+func (r *Reader) prefetch(tmpl []byte) {
+	type want struct {
+		t    int
+		f    storeFrame
+		need int
+	}
+	texts := [][]byte{tmpl}
+	var wants []want
+	for depth := 0; len(texts) > 0 && depth <= maxDepth+1; depth++ {
+		// The frames this level refers to that are not at hand.
+		wants = wants[:0]
+		refs(texts, func(t int, id uint32) {
+			fs := r.frames[t]
+			i := sort.Search(len(fs), func(i int) bool { return fs[i].first+uint32(fs[i].count) > id })
+			if v, ok := r.cache.peek(fs[i].block); ok {
+				if s, ok := v.(*storeBlock); ok && s.has(id) {
+					return
+				}
+			}
+			need := int(id-fs[i].first) + 1
+			for k := range wants {
+				if wants[k].f.block == fs[i].block {
+					wants[k].need = max(wants[k].need, need)
+					return
+				}
+			}
+			wants = append(wants, want{t, fs[i], need})
+		}, r.total)
+		if len(wants) > 1 {
+			// One goroutine a core: a frame decoded holds up to
+			// maxFrame of memory until the cache takes it.
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range min(len(wants), runtime.GOMAXPROCS(0)) {
+				wg.Go(func() {
+					for k := next.Add(1) - 1; k < int64(len(wants)); k = next.Add(1) - 1 {
+						r.store(wants[k].t, wants[k].f, wants[k].need)
+					}
+				})
+			}
+			wg.Wait()
+		}
+		// The next level: the templates this one refers to.
+		var next [][]byte
+		var last *storeBlock
+		refs(texts, func(t int, id uint32) {
+			if t == 1 {
+				if text, err := r.entry(t, id, &last, false); err == nil {
+					next = append(next, text)
+				}
+			}
+		}, r.total)
+		texts = next
+	}
+}
+
+// refs calls f with the kind and id of each reference in texts (templates
+// or skeletons) to an entry of the total of its kind, up to the first
+// that is not well formed.
+func refs(texts [][]byte, f func(t int, id uint32), total [2]uint32) {
+	for _, text := range texts {
+		for {
+			i := indexMarker(text)
+			if i == len(text) || text[i] == markEnd {
+				break
+			}
+			ref, k, err := varint.Uvarint(text[i+1:])
+			t := int(text[i] - markString)
+			if err != nil || ref == 0 || ref > total[t] {
+				break
+			}
+			f(t, ref-1)
+			text = text[i+1+k:]
+		}
+	}
 }
 
 // records returns records block b from the cache, decoded at least as
