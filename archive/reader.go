@@ -21,12 +21,13 @@ import (
 // goroutines. Decoded frames are kept in a cache of bounded size, shared by
 // every use of the Reader; it is safe for concurrent use.
 type Reader struct {
-	ix     *container.Index
-	frames [2][]storeFrame // strings and templates frames, by first id
-	total  [2]uint32       // entries of each kind
-	cache  cache
-	hot    hotEntries
-	decs   sync.Pool // *frameDecoder
+	ix        *container.Index
+	frames    [2][]storeFrame // strings and templates frames, by first id
+	total     [2]uint32       // entries of each kind
+	cache     cache
+	hot       hotEntries
+	decs      sync.Pool // *frameDecoder
+	blockBufs sync.Pool // *[]byte, see block
 }
 
 // storeFrame is a store block, as the directory lists it.
@@ -277,10 +278,11 @@ type recIndex struct {
 // loadRecords reads records block b, its skeleton decoded as far as record
 // need-1 (need 0: all of it).
 func (r *Reader) loadRecords(b, need int) (any, int, error) {
-	blk, err := r.ix.Block(b)
+	blk, done, err := r.block(b)
 	if err != nil {
 		return nil, 0, err
 	}
+	defer done()
 	body := blk.Body
 	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kindRecords {
 		return nil, 0, blockErr(b, corruptf("not a records block"))
@@ -637,10 +639,11 @@ func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
 // loadStore reads store frame f of kind t, decoded as far as its entry
 // need-1 (need 0: whole).
 func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
-	blk, err := r.ix.Block(f.block)
+	blk, done, err := r.block(f.block)
 	if err != nil {
 		return nil, 0, err
 	}
+	defer done()
 	body := blk.Body
 	kind := [2]byte{kindStrings, kindTemplates}[t]
 	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kind || blk.Records != 0 {
@@ -713,6 +716,20 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	}
 	s.avail = uint32(f.count)
 	return s, len(s.raw) + 4*len(s.ends), nil
+}
+
+// block reads block b into memory of the Reader's, which done gives back
+// once nothing refers to the block's bytes: what is decoded from a block
+// is in memory of its own, so the next block read reuses it (no page
+// faults, no zeroing).
+func (r *Reader) block(b int) (*container.Block, func(), error) {
+	p, _ := r.blockBufs.Get().(*[]byte)
+	if p == nil {
+		p = new([]byte)
+	}
+	*p = growCap((*p)[:0], int(min(r.ix.BlockLen(b), container.MaxBlock+64))) // a block past MaxBlock is refused
+	blk, err := r.ix.ReadBlock(*p, b)
+	return blk, func() { r.blockBufs.Put(p) }, err
 }
 
 func (r *Reader) decoder() *frameDecoder {

@@ -82,16 +82,29 @@ func readAll(file, key []byte) ([]Record, error) {
 }
 
 // openAll opens a file through its index, with key if not nil, and reads
-// every block.
+// every block: into the memory of the one before (ReadBlock), which must
+// not show, and on its own (Block), which must give the same.
 func openAll(file, key []byte) error {
 	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)), key)
 	if err != nil {
 		return err
 	}
+	buf := make([]byte, 64)
 	for i := range ix.Blocks() {
-		b, err := ix.Block(i)
+		buf = buf[:cap(buf)]
+		for k := range buf {
+			buf[k] = 0xa5 // what a block before might have left
+		}
+		b, err := ix.ReadBlock(buf, i)
+		own, ownErr := ix.Block(i)
+		if (err == nil) != (ownErr == nil) || err == nil && (!bytes.Equal(b.Body, own.Body) || b.Type != own.Type || b.Records != own.Records) {
+			return fmt.Errorf("block %d: read into memory of its own and reused differ: %v, %v", i, err, ownErr)
+		}
 		if err != nil {
 			return err
+		}
+		if int64(cap(buf)) < ix.BlockLen(i) {
+			buf = make([]byte, ix.BlockLen(i)+10)
 		}
 		if err := b.Each(func(Record) error { return nil }); err != nil {
 			return err

@@ -73,7 +73,7 @@ func OpenIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
 	if indexAt < hl || indexAt >= size-tl {
 		return nil, corrupt(size-tl, -1, "index offset %d outside the file", indexAt)
 	}
-	blk, err := readBlockAt(ra, indexAt, size-tl-indexAt, -1, sealed)
+	blk, err := readBlockAt(ra, indexAt, size-tl-indexAt, -1, sealed, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -126,26 +126,36 @@ func (ix *Index) Blocks() int { return len(ix.entries) }
 // size, records, CRC and, in a sealed file, MAC, which it verifies if the
 // index was opened with a key. It does not walk the records: that the
 // body holds as many as the header says is for the caller who does.
-func (ix *Index) Block(i int) (*Block, error) {
+func (ix *Index) Block(i int) (*Block, error) { return ix.ReadBlock(nil, i) }
+
+// ReadBlock is Block reading into buf's memory if it has room for the
+// block (at most BlockLen(i) bytes): a reader done with one block's bytes
+// before it reads the next one reuses them, where Block allocates.
+func (ix *Index) ReadBlock(buf []byte, i int) (*Block, error) {
 	e := ix.entries[i]
-	end := ix.indexAt
-	if i+1 < len(ix.entries) {
-		end = ix.entries[i+1].Offset
-	}
-	b, err := readBlockAt(ix.ra, e.Offset, end-e.Offset, e.First, ix.seal != nil)
+	b, err := readBlockAt(ix.ra, e.Offset, ix.BlockLen(i), e.First, ix.seal != nil, buf)
 	if err != nil {
 		return nil, err
 	}
 	b.First = e.First
 	b.Lines = int(e.Lines)
 	switch {
-	case b.Type != TypeRecords && b.Type != TypeArchive || b.size != end-e.Offset || int64(b.Records) != e.Records ||
+	case b.Type != TypeRecords && b.Type != TypeArchive || b.size != ix.BlockLen(i) || int64(b.Records) != e.Records ||
 		b.crc != e.CRC || ix.seal != nil && string(b.mac) != string(e.MAC[:]):
 		return nil, corrupt(e.Offset, e.First, "block does not match its index entry")
 	case ix.seal != nil && !ix.seal.checkBlock(b.mac, b.Type, e.First, b.Records, b.Body):
 		return nil, badBlockMAC(e.Offset, e.First, b.Records)
 	}
 	return b, nil
+}
+
+// BlockLen returns the bytes data block i takes in the file.
+func (ix *Index) BlockLen(i int) int64 {
+	end := ix.indexAt
+	if i+1 < len(ix.entries) {
+		end = ix.entries[i+1].Offset
+	}
+	return end - ix.entries[i].Offset
 }
 
 // Type returns the type of data block i, reading its first byte alone.
@@ -175,7 +185,7 @@ func (ix *Index) Find(n int64) (int, error) {
 // readBlockAt reads and checks the CRC of the block at off, which takes at
 // most limit bytes; record is the number of its first record, for errors.
 // In a sealed file, a data block's MAC is read with it.
-func readBlockAt(ra io.ReaderAt, off, limit, record int64, sealed bool) (*Block, error) {
+func readBlockAt(ra io.ReaderAt, off, limit, record int64, sealed bool, buf []byte) (*Block, error) {
 	var hdr [maxBlockHeader]byte
 	n, err := ra.ReadAt(hdr[:min(int64(len(hdr)), limit)], off)
 	if n == 0 {
@@ -198,7 +208,11 @@ func readBlockAt(ra io.ReaderAt, off, limit, record int64, sealed bool) (*Block,
 	if bodyLen > MaxBlock || size > limit {
 		return nil, corrupt(off, record, "block of %d bytes does not fit", bodyLen)
 	}
-	buf := make([]byte, size)
+	if int64(cap(buf)) >= size {
+		buf = buf[:size]
+	} else {
+		buf = make([]byte, size)
+	}
 	if _, err := ra.ReadAt(buf, off); err != nil {
 		return nil, &Error{Offset: off, Record: record, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
 	}
