@@ -16,8 +16,20 @@ import (
 // readAll reads an archive every way there is, and returns what Decode
 // wrote, or the first error.
 func readAll(packed []byte) ([]byte, error) {
+	// Records by number first, from a Reader of their own: frames decoded
+	// only as far as they need, not whole as Decode leaves them.
 	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
 	if err != nil {
+		return nil, err
+	}
+	var rec []byte
+	for n := range min(r.Records(), 50) {
+		if rec, err = r.AppendRecord(rec[:0], r.Records()-1-n); err != nil {
+			return nil, err
+		}
+	}
+	r.Close()
+	if r, err = NewReader(bytes.NewReader(packed), int64(len(packed))); err != nil {
 		return nil, err
 	}
 	defer r.Close()
@@ -27,12 +39,6 @@ func readAll(packed []byte) ([]byte, error) {
 	var out bytes.Buffer
 	if _, err := r.Decode(context.Background(), &out, DecodeOptions{Workers: 2, Check: true}); err != nil {
 		return nil, err
-	}
-	var rec []byte
-	for n := range min(r.Records(), 50) {
-		if rec, err = r.AppendRecord(rec[:0], r.Records()-1-n); err != nil {
-			return nil, err
-		}
 	}
 	return out.Bytes(), nil
 }
@@ -127,6 +133,76 @@ func splitBodies(p []byte) [][]byte {
 		p = p[k+int(n):]
 	}
 	return bodies
+}
+
+// TestEndsMoved: an item counted in the step after its own (the frame's
+// ends still summing to its items) is an error whichever way the frame is
+// read: whole, or as far as a record needs.
+func TestEndsMoved(t *testing.T) {
+	in := sample.JSONL()
+	packed, _ := write(t, in, Options{}, 1<<20)
+	bodies := blocksOf(t, packed)
+	moved := 0
+	for i, body := range bodies {
+		if body[0] != kindStrings {
+			continue
+		}
+		_, k1, _ := varint.Uvarint64(body[1:])
+		_, k2, _ := varint.Uvarint64(body[1+k1:])
+		f, ends, err := parseFrame(body[1+k1+k2:], i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, n, _ := varint.Uvarint64(ends)
+		if steps < 2 {
+			t.Fatalf("a strings frame of %d bytes, %d steps: too few to move an item", f.rawLen, steps)
+		}
+		counts := make([]uint64, steps)
+		rest := ends[n:]
+		for k := range counts {
+			counts[k], n, _ = varint.Uvarint64(rest)
+			rest = rest[n:]
+		}
+		k := 0
+		for counts[k] == 0 {
+			k++
+		}
+		counts[k]--
+		counts[k+1]++
+		out := append([]byte(nil), body[:len(body)-len(ends)]...)
+		out = varint.AppendUvarint64(out, steps)
+		for _, c := range counts {
+			out = varint.AppendUvarint64(out, c)
+		}
+		bodies[i] = out
+		moved++
+	}
+	if moved == 0 {
+		t.Fatal("no strings frame")
+	}
+	damaged := frameBodies(bodies)
+	r, err := NewReader(bytes.NewReader(damaged), int64(len(damaged)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Decode(context.Background(), io.Discard, DecodeOptions{}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Decode: %v, want ErrCorrupt", err)
+	}
+	// Some record by number reads the moved item's step.
+	r, _ = NewReader(bytes.NewReader(damaged), int64(len(damaged)))
+	var rec []byte
+	failed := false
+	for n := range r.Records() {
+		if rec, err = r.AppendRecord(rec[:0], n); errors.Is(err, ErrCorrupt) {
+			failed = true
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !failed {
+		t.Error("every record read by number, no error")
+	}
 }
 
 // FuzzReader reads archives whose block bodies are anything, in valid

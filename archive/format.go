@@ -107,3 +107,16 @@ func prefixOf(cum []uint32, need, rawLen int) int {
 	}
 	return rawLen
 }
+
+// endsMatch reports whether cum (see parseEnds) counts n items, item i
+// ending at end(i) (the offset after its last byte), where they end: a
+// frame read whole checks what a read of one record relies on.
+func endsMatch(cum []uint32, n int, end func(i int) int) bool {
+	for i := range n {
+		k := max(end(i)-1, 0) / endStep
+		if k+1 >= len(cum) || i < int(cum[k]) || i >= int(cum[k+1]) {
+			return false
+		}
+	}
+	return true
+}

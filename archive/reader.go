@@ -338,6 +338,9 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 	if err == nil && rb.complete && (rb.located != len(rb.recs) || len(rb.recs) > 0 && rb.recs[len(rb.recs)-1].next() != len(rb.skel) || len(rb.recs) == 0 && len(rb.skel) != 0) {
 		err = corruptf("skeletons do not match the index")
 	}
+	if err == nil && rb.complete && !endsMatch(cum, len(rb.recs), func(i int) int { return rb.recs[i].next() }) {
+		err = corruptf("skeletons do not end where their ends say")
+	}
 	if err == nil && rb.located < need {
 		err = corruptf("skeletons cut short")
 	}
@@ -713,6 +716,9 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	}
 	if len(s.ends) != f.count || f.count == 0 && len(s.raw) != 0 || f.count > 0 && int(s.ends[f.count-1])+1 != len(s.raw) {
 		return nil, 0, blockErr(f.block, corruptf("entries do not match their count"))
+	}
+	if !endsMatch(cum, f.count, func(i int) int { return int(s.ends[i]) + 1 }) {
+		return nil, 0, blockErr(f.block, corruptf("entries do not end where their ends say"))
 	}
 	s.avail = uint32(f.count)
 	return s, len(s.raw) + 4*len(s.ends), nil
