@@ -341,3 +341,64 @@ func (f *filter) has(h uint64) bool {
 	m := f.bits(h)
 	return f.words[h>>f.shift]&m == m
 }
+
+// A wordTable maps words of two to four characters of three bytes to the
+// ids of the tokens they are, by wordKey: a word is found in its home slot
+// or a later one, and one empty slot follows the last.
+type wordTable struct {
+	slots []wordSlot
+	shift uint
+}
+
+type wordSlot struct {
+	key uint64 // as wordKey returns it
+	id  uint32
+	n   uint32 // the number of characters; 0 marks an empty slot
+}
+
+// wordKey returns the keys (charKey) of the characters of b[:l], 16 bits
+// each, the first lowest, and their number, if b[:l] is two to four
+// characters of three bytes.
+func wordKey(b []byte, l int) (key uint64, n int, ok bool) {
+	if l%3 != 0 || l < 6 || l > 12 {
+		return 0, 0, false
+	}
+	for j := 0; j < l; j += 3 {
+		if !isChar3(b[j:]) {
+			return 0, 0, false
+		}
+		key |= uint64(charKey(b[j:])) << (16 * (j / 3))
+	}
+	return key, l / 3, true
+}
+
+// wordHash returns the hash of the word of n characters key.
+func wordHash(key uint64, n int) uint64 { return (key ^ uint64(n)<<62) * hashMul }
+
+// newWordTable returns the table of words.
+func newWordTable(words []wordSlot) *wordTable {
+	b := tableBits(len(words))
+	t := &wordTable{shift: 64 - b, slots: make([]wordSlot, 1<<b+1)}
+	for _, w := range words {
+		i := int(wordHash(w.key, int(w.n)) >> t.shift)
+		for t.slots[i].n != 0 {
+			i++
+			t.slots = slotsFor(t.slots, i)
+		}
+		t.slots[i] = w
+	}
+	return t
+}
+
+// get returns the id of the word of n characters key, if it is a token.
+func (t *wordTable) get(key uint64, n int) (uint32, bool) {
+	for i := wordHash(key, n) >> t.shift; ; i++ {
+		s := &t.slots[i]
+		if s.key == key && s.n == uint32(n) {
+			return s.id, true
+		}
+		if s.n == 0 {
+			return 0, false
+		}
+	}
+}
