@@ -42,7 +42,9 @@
 //     each position; at a character of three bytes, one word per
 //     character gives its own token and the lengths of the others that
 //     start with it, and a filter of the tokens by length and first bytes
-//     rules out most of those lengths before the token table is probed.
+//     rules out most of those lengths before the token table, or for
+//     words of two to four such characters a small table of their own, is
+//     probed.
 //   - Text repeats itself, and two small caches exploit it exactly: the
 //     tokens of the short pieces merged lately, by their bytes, one cache
 //     per P (piececache.go), and backtracking's verdicts on pairs of
