@@ -2,13 +2,14 @@ package archive
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
@@ -139,7 +140,7 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	if i >= len(rb.recs) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
-	if rb.recs[i].flags&flagKept == 0 && runtime.GOMAXPROCS(0) > 1 {
+	if rb.recs[i].flags&flagKept == 0 {
 		r.prefetch(rb.skel[rb.recs[i].skel:rb.recs[i].end])
 	}
 	x := r.expander()
@@ -150,12 +151,13 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	return dst, nil
 }
 
-// prefetch decodes, side by side, the store frames that the references
-// of tmpl, a record's skeleton, lead to and that are not at hand, a level
-// of templates at a time: a record read by number waits for its frames
-// together rather than one after another (a random record of a GiB
-// archive needs two or three). What goes wrong is left for the expander
-// to find again and report.
+// prefetch decodes the store frames that the references of tmpl, a
+// record's skeleton, lead to and that are not at hand, a level of
+// templates at a time, in the order that decodes each once, strings and
+// templates side by side: a random record of a GiB archive needs two or
+// three, which the expander would ask for one after another, in the
+// record's order. What goes wrong is left for the expander to find again
+// and report.
 func (r *Reader) prefetch(tmpl []byte) {
 	type want struct {
 		t    int
@@ -184,19 +186,27 @@ func (r *Reader) prefetch(tmpl []byte) {
 			}
 			wants = append(wants, want{t, fs[i], need})
 		}, r.total)
-		if len(wants) > 1 {
-			// One goroutine a core: a frame decoded holds up to
-			// maxFrame of memory until the cache takes it.
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			for range min(len(wants), runtime.GOMAXPROCS(0)) {
-				wg.Go(func() {
-					for k := next.Add(1) - 1; k < int64(len(wants)); k = next.Add(1) - 1 {
-						r.store(wants[k].t, wants[k].f, wants[k].need)
-					}
-				})
+		// Each kind's frames in turn, the last first: a frame's dictionary
+		// is an earlier frame of its kind, decoded whole for it, where
+		// decoded first as far as this record needs, it would be decoded
+		// again. The two kinds side by side, given two cores.
+		slices.SortFunc(wants, func(a, b want) int { return cmp.Compare(b.f.block, a.f.block) })
+		load := func(t int) {
+			for _, w := range wants {
+				if w.t == t {
+					r.store(w.t, w.f, w.need)
+				}
 			}
+		}
+		switch {
+		case len(wants) == 0:
+		case slices.ContainsFunc(wants, func(w want) bool { return w.t != wants[0].t }) && runtime.GOMAXPROCS(0) > 1:
+			var wg sync.WaitGroup
+			wg.Go(func() { load(1) })
+			load(0)
 			wg.Wait()
+		default:
+			load(wants[0].t)
 		}
 		// The next level: the templates this one refers to.
 		var next [][]byte
