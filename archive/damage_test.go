@@ -205,6 +205,22 @@ func TestEndsMoved(t *testing.T) {
 	}
 }
 
+// TestVersion: an archive of another layout is refused, saying which.
+func TestVersion(t *testing.T) {
+	packed, _ := write(t, []byte(nasty["repeats"]), Options{}, 1000)
+	bodies := blocksOf(t, packed)
+	dir := bodies[len(bodies)-1]
+	if dir[0] != kindDirectory || dir[1] != Version {
+		t.Fatalf("directory %q: not version %d", dir[:2], Version)
+	}
+	dir[1] = Version + 1
+	other := frameBodies(bodies)
+	_, err := NewReader(bytes.NewReader(other), int64(len(other)))
+	if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "version 3") {
+		t.Fatalf("%v, want ErrVersion naming version 3", err)
+	}
+}
+
 // FuzzReader reads archives whose block bodies are anything, in valid
 // containers: no panic, no hang, and every record that reads back is
 // checked against its CRC-32 by the Reader itself.

@@ -354,6 +354,6 @@ func (d *deduper) finish(ctx context.Context) error {
 			}
 		}
 	}
-	body := varint.AppendUvarint64(nil, uint64(d.dirN))
+	body := varint.AppendUvarint64(varint.AppendUvarint64(nil, Version), uint64(d.dirN))
 	return d.send(ctx, &blockJob{kind: kindDirectory, raw: append(body, d.dir...)})
 }

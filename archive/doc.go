@@ -27,7 +27,7 @@
 //	records   = 'R' | uvarint records | frame(index) | frame(skeletons) | ends
 //	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries) | ends
 //	templates = 'T' | uvarint first_id | uvarint entries | frame(entries) | ends
-//	directory = 'D' | uvarint frames | (kind | uvarint block_delta | uvarint entries)*
+//	directory = 'D' | uvarint version | uvarint frames | (kind | uvarint block_delta | uvarint entries)*
 //	frame     = coder | uvarint dict | uvarint raw_len | uvarint data_len | data
 //	ends      = uvarint steps | uvarint count * steps
 //
@@ -68,11 +68,12 @@
 // before it; a reader refuses anything else, and references nested deeper
 // than the JSON may be.
 //
-// The directory lists the store blocks in order: kind, block number (as a
-// delta from the previous entry's; the first from 0) and number of
-// entries. Entries are numbered from 0 in each kind, in the order of the
-// blocks. Records blocks are found by the container's index, the only
-// blocks with records.
+// The directory starts with the version of the layout, [Version] (2): a
+// reader refuses another, saying which ([ErrVersion]). It lists the store
+// blocks in order: kind, block number (as a delta from the previous
+// entry's; the first from 0) and number of entries. Entries are numbered
+// from 0 in each kind, in the order of the blocks. Records blocks are
+// found by the container's index, the only blocks with records.
 //
 // # Dedupe
 //

@@ -26,6 +26,14 @@ const (
 	maxFrame = 2*MaxLine + maxStoreFrameMax
 )
 
+// Version is the layout of the archives this package writes, the first
+// field of their directory. A Reader refuses any other with ErrVersion,
+// saying which it found.
+const Version = 2
+
+// ErrVersion is what the error about an archive of another layout wraps.
+var ErrVersion = errors.New("archive: a layout of another version")
+
 // ErrCorrupt is what every error about a damaged archive wraps.
 var ErrCorrupt = errors.New("archive: corrupt")
 

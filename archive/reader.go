@@ -60,7 +60,14 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 	if b.Type != container.TypeArchive || len(b.Body) == 0 || b.Body[0] != kindDirectory {
 		return nil, corruptf("the last block is not the directory")
 	}
-	if err := r.parseDirectory(b.Body[1:], last); err != nil {
+	v, k, err := varint.Uvarint64(b.Body[1:])
+	if err != nil {
+		return nil, corruptf("directory: bad version")
+	}
+	if v != Version {
+		return nil, fmt.Errorf("%w: version %d; this reader reads version %d", ErrVersion, v, Version)
+	}
+	if err := r.parseDirectory(b.Body[1+k:], last); err != nil {
 		return nil, fmt.Errorf("directory: %w", err)
 	}
 	return r, nil
