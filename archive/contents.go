@@ -66,14 +66,10 @@ func (r *Reader) Contents() (*Contents, error) {
 			if err != nil {
 				return nil, blockErr(b, corruptf("bad skeleton frame: %v", err))
 			}
-			_, end, err := parseEnds(ends, skel.rawLen, int(n))
-			if err == nil && len(end) != 0 {
-				err = corruptf("%d bytes after the skeletons' ends", len(end))
-			}
-			if err != nil {
+			if _, err := parseEnds(ends, skel.rawLen, int(n)); err != nil {
 				return nil, blockErr(b, err)
 			}
-			add(StreamSkeletons, skel, len(after)-len(end))
+			add(StreamSkeletons, skel, len(after))
 			raw, err := d.decode(nil, idx, nil)
 			if err != nil {
 				return nil, blockErr(b, err)
@@ -99,18 +95,14 @@ func (r *Reader) Contents() (*Contents, error) {
 			if err != nil {
 				return nil, blockErr(b, corruptf("bad store frame: %v", err))
 			}
-			_, end, err := parseEnds(ends, f.rawLen, int(count))
-			if err == nil && len(end) != 0 {
-				err = corruptf("%d bytes after the entries' ends", len(end))
-			}
-			if err != nil {
+			if _, err := parseEnds(ends, f.rawLen, int(count)); err != nil {
 				return nil, blockErr(b, err)
 			}
 			s := StreamStrings
 			if body[0] == kindTemplates {
 				s = StreamTemplates
 			}
-			add(s, f, len(rest)-len(end))
+			add(s, f, len(rest))
 		default:
 			return nil, blockErr(b, fmt.Errorf("%w: block of kind %q", ErrCorrupt, body[0]))
 		}

@@ -79,13 +79,13 @@ func appendEnds(dst []byte, s stepEnds, rawLen int) []byte {
 	return dst
 }
 
-// parseEnds reads the ends of a frame of rawLen bytes holding items items
-// from the start of b. It returns them summed, before each step and after
-// the last (len(cum) is steps+1, cum[steps] is items), and the rest of b.
-func parseEnds(b []byte, rawLen, items int) (cum []uint32, rest []byte, err error) {
+// parseEnds reads b, the ends of a frame of rawLen bytes holding items
+// items, which end its block. It returns them summed, before each step and
+// after the last (len(cum) is steps+1, cum[steps] is items).
+func parseEnds(b []byte, rawLen, items int) (cum []uint32, err error) {
 	steps, n, err := varint.Uvarint64(b)
 	if err != nil || steps != uint64(rawLen/endStep+1) {
-		return nil, nil, corruptf("ends: %d steps for a frame of %d bytes (%v)", steps, rawLen, err)
+		return nil, corruptf("ends: %d steps for a frame of %d bytes (%v)", steps, rawLen, err)
 	}
 	b = b[n:]
 	cum = make([]uint32, 1, steps+1)
@@ -93,16 +93,19 @@ func parseEnds(b []byte, rawLen, items int) (cum []uint32, rest []byte, err erro
 	for k := range int(steps) {
 		c, n, err := varint.Uvarint64(b)
 		if err != nil || c > uint64(items) {
-			return nil, nil, corruptf("ends: step %d: %d of %d items (%v)", k, c, items, err)
+			return nil, corruptf("ends: step %d: %d of %d items (%v)", k, c, items, err)
 		}
 		b = b[n:]
 		sum += c
 		cum = append(cum, uint32(min(sum, uint64(items)+1)))
 	}
-	if sum != uint64(items) {
-		return nil, nil, corruptf("ends: %d items, not %d", sum, items)
+	switch {
+	case sum != uint64(items):
+		return nil, corruptf("ends: %d items, not %d", sum, items)
+	case len(b) != 0:
+		return nil, corruptf("%d bytes after the ends", len(b))
 	}
-	return cum, b, nil
+	return cum, nil
 }
 
 // prefixOf is how many raw bytes of a frame of rawLen bytes with ends cum

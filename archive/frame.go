@@ -266,7 +266,7 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 
 // decodePrefix appends at least the first n raw bytes of f to dst, as
 // decode does, and reports whether that is all of them: a read of one
-// record decodes its frames only as far as it needs (see marks). The bytes
+// record decodes its frames only as far as it needs (see stepEnds). The bytes
 // of a part of a frame are not checked as a whole frame's are (against its
 // length, and a ppm frame's CRC-32): the records' CRC-32s check what is
 // read of them.
@@ -389,7 +389,8 @@ func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
 	h[spliceHeader+rawBlocks+d.blocks[k-1]-d.blocks[0]] |= 1 // the last block
 	d.joined = h
 	// The header, just before the dictionary.
-	head := binary.LittleEndian.AppendUint32(make([]byte, 0, spliceHeader), zstdMagic)
+	var room [spliceHeader]byte
+	head := binary.LittleEndian.AppendUint32(room[:0], zstdMagic)
 	if k == len(d.blocks)-1 {
 		head = append(head, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
 		head = binary.LittleEndian.AppendUint64(head, uint64(len(dict)+rawLen))

@@ -176,7 +176,7 @@ func (r *Reader) prefetch(tmpl []byte) {
 	for depth := 0; len(texts) > 0 && depth <= maxDepth+1; depth++ {
 		// The frames this level refers to that are not at hand.
 		wants = wants[:0]
-		refs(texts, func(t int, id uint32) {
+		r.refs(texts, func(t int, id uint32) {
 			fs := r.frames[t]
 			i := sort.Search(len(fs), func(i int) bool { return fs[i].first+uint32(fs[i].count) > id })
 			if v, ok := r.cache.peek(fs[i].block); ok {
@@ -192,7 +192,7 @@ func (r *Reader) prefetch(tmpl []byte) {
 				}
 			}
 			wants = append(wants, want{t, fs[i], need})
-		}, r.total)
+		})
 		// Each kind's frames in turn, the last first: a frame's dictionary
 		// is an earlier frame of its kind, decoded whole for it, where
 		// decoded first as far as this record needs, it would be decoded
@@ -218,21 +218,20 @@ func (r *Reader) prefetch(tmpl []byte) {
 		// The next level: the templates this one refers to.
 		var next [][]byte
 		var last *storeBlock
-		refs(texts, func(t int, id uint32) {
+		r.refs(texts, func(t int, id uint32) {
 			if t == 1 {
 				if text, err := r.entry(t, id, &last, false); err == nil {
 					next = append(next, text)
 				}
 			}
-		}, r.total)
+		})
 		texts = next
 	}
 }
 
 // refs calls f with the kind and id of each reference in texts (templates
-// or skeletons) to an entry of the total of its kind, up to the first
-// that is not well formed.
-func refs(texts [][]byte, f func(t int, id uint32), total [2]uint32) {
+// or skeletons), up to the first that is not well formed or out of range.
+func (r *Reader) refs(texts [][]byte, f func(t int, id uint32)) {
 	for _, text := range texts {
 		for {
 			i := indexMarker(text)
@@ -241,7 +240,7 @@ func refs(texts [][]byte, f func(t int, id uint32), total [2]uint32) {
 			}
 			ref, k, err := varint.Uvarint(text[i+1:])
 			t := int(text[i] - markString)
-			if err != nil || ref == 0 || ref > total[t] {
+			if err != nil || ref == 0 || ref > r.total[t] {
 				break
 			}
 			f(t, ref-1)
@@ -323,10 +322,7 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 	if need <= 0 || need > int(n) {
 		need = int(n)
 	}
-	cum, rest, err := parseEnds(rest, skelF.rawLen, int(n))
-	if err == nil && len(rest) != 0 {
-		err = corruptf("%d bytes after the skeletons' ends", len(rest))
-	}
+	cum, err := parseEnds(rest, skelF.rawLen, int(n))
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
@@ -615,20 +611,26 @@ func (s *storeBlock) step(k int) ([]uint32, error) {
 		return s.steps[k], nil
 	}
 	want := int(s.cum[k+1] - s.cum[k])
-	ends := make([]uint32, 0, want)
-	for at, end := k*endStep, min((k+1)*endStep, len(s.raw)); at < end; {
-		i := bytes.IndexByte(s.raw[at:end], markEnd)
-		if i < 0 {
-			break
-		}
-		ends = append(ends, uint32(at+i))
-		at += i + 1
-	}
+	ends := appendEntryEnds(make([]uint32, 0, want), s.raw, k*endStep, min((k+1)*endStep, len(s.raw)))
 	if len(ends) != want {
 		return nil, corruptf("entries of block %d: %d end in bytes %d-%d, its ends say %d", s.first, len(ends), k*endStep, (k+1)*endStep, want)
 	}
 	s.steps[k] = ends
 	return ends, nil
+}
+
+// appendEntryEnds appends where each entry ending in raw[from:to] ends:
+// its markEnd's offset in raw.
+func appendEntryEnds(dst []uint32, raw []byte, from, to int) []uint32 {
+	for at := from; at < to; {
+		i := bytes.IndexByte(raw[at:to], markEnd)
+		if i < 0 {
+			break
+		}
+		dst = append(dst, uint32(at+i))
+		at += i + 1
+	}
+	return dst
 }
 
 // store returns store frame f of kind t from the cache, decoded at least as
@@ -681,10 +683,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if need <= 0 || need > f.count {
 		need = f.count
 	}
-	cum, rest, err := parseEnds(rest, fr.rawLen, f.count)
-	if err == nil && len(rest) != 0 {
-		err = corruptf("%d bytes after the entries' ends", len(rest))
-	}
+	cum, err := parseEnds(rest, fr.rawLen, f.count)
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
@@ -722,15 +721,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		}
 		return s, len(s.raw) + 4*len(cum), nil
 	}
-	s.ends = make([]uint32, 0, f.count)
-	for at := 0; len(s.ends) < f.count; {
-		i := bytes.IndexByte(s.raw[at:], markEnd)
-		if i < 0 {
-			break
-		}
-		s.ends = append(s.ends, uint32(at+i))
-		at += i + 1
-	}
+	s.ends = appendEntryEnds(make([]uint32, 0, f.count), s.raw, 0, len(s.raw))
 	if len(s.ends) != f.count || f.count == 0 && len(s.raw) != 0 || f.count > 0 && int(s.ends[f.count-1])+1 != len(s.raw) {
 		return nil, 0, blockErr(f.block, corruptf("entries do not match their count"))
 	}
