@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -85,13 +84,9 @@ func TestOracleCJK(t *testing.T) {
 // TestOracleCorpus compares every line of the JSONL file named by
 // M2M_CORPUS, such as the dev corpus $CORPORA/dev.jsonl.
 func TestOracleCorpus(t *testing.T) {
-	path := os.Getenv("M2M_CORPUS")
-	if path == "" {
+	text := corpus(t)
+	if text == nil {
 		t.Skip("set M2M_CORPUS to a JSONL file")
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
 	}
 	diffLines(t, text, 1)
 }
