@@ -375,8 +375,9 @@ func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
 	// d.joined is room for the header, dict in raw blocks, then frame's:
 	// the next frame of the segment, or part of it, has the same dict.
 	rawBlocks := len(dict) + 3*((len(dict)+maxRawBlock-1)/maxRawBlock)
+	body := frame[d.blocks[0]:d.blocks[k]]
 	if cap(d.joined) < spliceHeader+rawBlocks || len(dict) != len(d.joinedDict) || len(dict) > 0 && &dict[0] != &d.joinedDict[0] {
-		h := growCap(d.joined[:0], spliceHeader+rawBlocks)[:spliceHeader]
+		h := growCap(d.joined[:0], spliceHeader+rawBlocks+len(body))[:spliceHeader]
 		for rest := dict; len(rest) > 0; {
 			n := min(len(rest), maxRawBlock)
 			b := uint32(n) << 3 // a raw block, not the last
@@ -385,7 +386,9 @@ func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
 		}
 		d.joined, d.joinedDict = h, dict
 	}
-	h := append(d.joined[:spliceHeader+rawBlocks], frame[d.blocks[0]:d.blocks[k]]...)
+	// Grown by growCap, not append, which would neither advise the new
+	// memory nor leave its tail untouched.
+	h := append(growCap(d.joined[:spliceHeader+rawBlocks], len(body)), body...)
 	h[spliceHeader+rawBlocks+d.blocks[k-1]-d.blocks[0]] |= 1 // the last block
 	d.joined = h
 	// The header, just before the dictionary.

@@ -46,6 +46,13 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewIndexReader(ix)
+}
+
+// NewIndexReader opens the archive whose container index ix is, for a
+// caller that has read the index already (to learn that the file is an
+// archive): it reads the archive's directory.
+func NewIndexReader(ix *container.Index) (*Reader, error) {
 	r := &Reader{ix: ix}
 	r.cache.init(cacheBudget)
 	r.hot.init(hotBudget)

@@ -53,7 +53,7 @@ func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
 		if r.secured {
 			return nil, fmt.Errorf("%w: an archive is not sealed, and this run requires sealed records", codec.ErrIntegrity)
 		}
-		if r.ar, err = archive.NewReader(ra, size); err != nil {
+		if r.ar, err = archive.NewIndexReader(ix); err != nil {
 			return nil, err
 		}
 	case container.TypeRecords:

@@ -15,3 +15,7 @@ func advise(b []byte) {
 		syscall.Madvise(b[skip:], syscall.MADV_HUGEPAGE)
 	}
 }
+
+// advised reports whether Bytes aligns large buffers for advise: on 64-bit
+// Linux, not where address space is scarce.
+const advised = ^uintptr(0)>>32 != 0

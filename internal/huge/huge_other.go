@@ -4,3 +4,6 @@ package huge
 
 // advise does nothing but on Linux.
 func advise([]byte) {}
+
+// advised reports whether Bytes aligns large buffers for advise.
+const advised = false
