@@ -27,8 +27,9 @@ type Reader struct {
 	total     [2]uint32       // entries of each kind
 	cache     cache
 	hot       hotEntries
-	decs      sync.Pool // *frameDecoder
-	blockBufs sync.Pool // *[]byte, see block
+	decs      sync.Pool      // *frameDecoder
+	blockBufs sync.Pool      // *[]byte, see block
+	ahead     sync.WaitGroup // dictAhead's goroutines
 }
 
 // storeFrame is a store block, as the directory lists it.
@@ -132,8 +133,10 @@ func (r *Reader) Records() int64 { return r.ix.Records }
 // Index returns the container's index of the archive.
 func (r *Reader) Index() *container.Index { return r.ix }
 
-// Close lets go of the Reader's cache. The Reader must not be used after.
+// Close waits for the Reader's work in the background, if any, and lets go
+// of its cache. The Reader must not be used after.
 func (r *Reader) Close() {
+	r.ahead.Wait()
 	r.cache.init(0)
 	r.hot.init(0)
 }
@@ -155,6 +158,7 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
 	if rb.recs[i].flags&flagKept == 0 {
+		r.dictAhead(b)
 		r.prefetch(rb.skel[rb.recs[i].skel:rb.recs[i].end])
 	}
 	x := r.expander()
@@ -673,19 +677,9 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		return nil, 0, err
 	}
 	defer done()
-	body := blk.Body
-	kind := [2]byte{kindStrings, kindTemplates}[t]
-	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kind || blk.Records != 0 {
-		return nil, 0, blockErr(f.block, corruptf("not a %c block", kind))
-	}
-	first, k1, err1 := varint.Uvarint64(body[1:])
-	count, k2, err2 := varint.Uvarint64(body[1+k1:])
-	if err1 != nil || err2 != nil || first != uint64(f.first) || count != uint64(f.count) {
-		return nil, 0, blockErr(f.block, corruptf("entries %d+%d, the directory says %d+%d", first, count, f.first, f.count))
-	}
-	fr, rest, err := parseFrame(body[1+k1+k2:], f.block)
+	fr, rest, err := storeHeader(blk, t, f)
 	if err != nil {
-		return nil, 0, blockErr(f.block, corruptf("bad frame: %v", err))
+		return nil, 0, err
 	}
 	if need <= 0 || need > f.count {
 		need = f.count
@@ -696,14 +690,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	}
 	var dict []byte
 	if fr.dict >= 0 {
-		// The dictionary is the first frame of the segment: an earlier
-		// frame of the same kind.
-		fs := r.frames[t]
-		i := sort.Search(len(fs), func(i int) bool { return fs[i].block >= fr.dict })
-		if i == len(fs) || fs[i].block != fr.dict {
-			return nil, 0, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", fr.dict, kind))
-		}
-		ds, err := r.store(t, fs[i], 0)
+		ds, err := r.dictionary(t, f, fr.dict)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -737,6 +724,70 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	}
 	s.avail = uint32(f.count)
 	return s, len(s.raw) + 4*len(s.ends), nil
+}
+
+// storeHeader checks the header of blk, store frame f of kind t, and
+// returns its frame and what follows it.
+func storeHeader(blk *container.Block, t int, f storeFrame) (frame, []byte, error) {
+	body := blk.Body
+	kind := [2]byte{kindStrings, kindTemplates}[t]
+	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kind || blk.Records != 0 {
+		return frame{}, nil, blockErr(f.block, corruptf("not a %c block", kind))
+	}
+	first, k1, err1 := varint.Uvarint64(body[1:])
+	count, k2, err2 := varint.Uvarint64(body[1+k1:])
+	if err1 != nil || err2 != nil || first != uint64(f.first) || count != uint64(f.count) {
+		return frame{}, nil, blockErr(f.block, corruptf("entries %d+%d, the directory says %d+%d", first, count, f.first, f.count))
+	}
+	fr, rest, err := parseFrame(body[1+k1+k2:], f.block)
+	if err != nil {
+		return frame{}, nil, blockErr(f.block, corruptf("bad frame: %v", err))
+	}
+	return fr, rest, nil
+}
+
+// dictionary returns, decoded whole, the frame at block dict that store
+// frame f of kind t names as its dictionary: the first frame of its
+// segment, an earlier frame of the same kind.
+func (r *Reader) dictionary(t int, f storeFrame, dict int) (*storeBlock, error) {
+	fs := r.frames[t]
+	i := sort.Search(len(fs), func(i int) bool { return fs[i].block >= dict })
+	if i == len(fs) || fs[i].block != dict {
+		return nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, [2]byte{kindStrings, kindTemplates}[t]))
+	}
+	return r.store(t, fs[i], 0)
+}
+
+// dictAhead starts decoding, on a goroutine of its own, the dictionary of
+// the strings frame that was filling while records block b was written
+// (the first after it in the file), unless that frame is at hand: in a
+// large archive, the one a record of b most likely needs, and decoded
+// whole before any frame that needs it, while the record's skeleton and
+// templates are decoded on the other core. Where it is not needed, it
+// cost a core's time, not the record's; it may end after AppendRecord
+// returns (Close waits for it), and errors are left for the frames'
+// readers to find.
+func (r *Reader) dictAhead(b int) {
+	fs := r.frames[0]
+	if len(fs) < 2 || runtime.GOMAXPROCS(0) < 2 {
+		return
+	}
+	i := min(sort.Search(len(fs), func(i int) bool { return fs[i].block > b }), len(fs)-1)
+	f := fs[i]
+	if _, ok := r.cache.peek(f.block); ok {
+		return
+	}
+	r.ahead.Go(func() {
+		blk, done, err := r.block(f.block)
+		if err != nil {
+			return
+		}
+		fr, _, err := storeHeader(blk, 0, f)
+		done()
+		if err == nil && fr.dict >= 0 {
+			r.dictionary(0, f, fr.dict)
+		}
+	})
 }
 
 // block reads block b into memory of the Reader's, which done gives back
