@@ -228,7 +228,7 @@ func (r *Reader) prefetch(tmpl []byte) {
 		}
 		// The next level: the templates this one refers to.
 		var next [][]byte
-		var last *storeBlock
+		var last recent
 		r.refs(texts, func(t int, id uint32) {
 			if t == 1 {
 				if text, err := r.entry(t, id, &last, false); err == nil {
@@ -545,8 +545,8 @@ func (s *storeBlock) has(id uint32) bool { return id >= s.first && id-s.first < 
 
 // entry returns the text of entry id of kind t (0 strings, 1 templates),
 // decoding its frame whole if full, else as far as the entry.
-func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, error) {
-	if s := *last; s != nil && s.has(id) {
+func (r *Reader) entry(t int, id uint32, last *recent, full bool) ([]byte, error) {
+	if s := last.find(id); s != nil {
 		return s.text(id - s.first)
 	}
 	if id >= r.total[t] {
@@ -556,7 +556,7 @@ func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, 
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].first+uint32(fs[i].count) > id }) // exists: id < total
 	if v, ok := r.cache.peek(fs[i].block); ok {
 		if s, ok := v.(*storeBlock); ok && s.kind == t && s.has(id) {
-			*last = s
+			last.add(s)
 			return s.text(id - s.first)
 		}
 	}
@@ -574,13 +574,49 @@ func (r *Reader) entry(t int, id uint32, last **storeBlock, full bool) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	*last = s
+	last.add(s)
 	text, err := s.text(id - s.first)
 	if err != nil {
 		return nil, err
 	}
 	r.hot.put(hot, text)
 	return text, nil
+}
+
+// recent holds the store frames of one kind that an expander used last,
+// most recent first: a records block's values come from a few frames (the
+// one filling while it was written, its segment's dictionary, older ones),
+// and finding them here spares a look in the cache, whose lock two workers
+// contend for.
+type recent [4]*storeBlock
+
+// find returns the frame that has entry id, if one is held.
+func (c *recent) find(id uint32) *storeBlock {
+	for i, s := range c {
+		if s == nil {
+			return nil
+		}
+		if s.has(id) {
+			copy(c[1:i+1], c[:i])
+			c[0] = s
+			return s
+		}
+	}
+	return nil
+}
+
+// add holds s first, in place of what was held of the same frame (decoded
+// less far), else of the frame used longest ago.
+func (c *recent) add(s *storeBlock) {
+	i := len(c) - 1
+	for j, o := range c {
+		if o == nil || o.first == s.first {
+			i = j
+			break
+		}
+	}
+	copy(c[1:i+1], c[:i])
+	c[0] = s
 }
 
 // text returns entry i of s, which has it (i < avail).
@@ -821,7 +857,7 @@ func (r *Reader) decoder() *frameDecoder {
 // records by number, only as far as they need.
 type expander struct {
 	r    *Reader
-	last [2]*storeBlock
+	last [2]recent
 	full bool
 }
 
@@ -835,7 +871,7 @@ func (r *Reader) expander() *expander {
 }
 
 func (r *Reader) putExpander(x *expander) {
-	x.last, x.full = [2]*storeBlock{}, false
+	x.last, x.full = [2]recent{}, false
 	expanders.Put(x)
 }
 
