@@ -802,7 +802,8 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int) (*storeBlock, error) 
 // templates are decoded on the other core. Where it is not needed, it
 // cost a core's time, not the record's; it may end after AppendRecord
 // returns (Close waits for it), and errors are left for the frames'
-// readers to find.
+// readers to find. Frames of zstd only: a ppm frame decodes hundreds of
+// times slower.
 func (r *Reader) dictAhead(b int) {
 	fs := r.frames[0]
 	if len(fs) < 2 || runtime.GOMAXPROCS(0) < 2 {
@@ -820,7 +821,9 @@ func (r *Reader) dictAhead(b int) {
 		}
 		fr, _, err := storeHeader(blk, 0, f)
 		done()
-		if err == nil && fr.dict >= 0 {
+		// Not a ppm dictionary: 16 MiB of it take seconds, and a record
+		// in it, decoded only as far as it needs, would wait for all.
+		if err == nil && fr.dict >= 0 && fr.coder == coderZstd {
 			r.dictionary(0, f, fr.dict)
 		}
 	})
