@@ -20,7 +20,8 @@
 // An archive is a container file (package container) whose blocks are of
 // type container.TypeArchive. Their bodies start with a kind: records
 // blocks ('R'), one per 8 MiB of input, and store blocks of strings ('S')
-// and templates ('T'), 4 MiB of entries each (16 MiB at LevelMax), in the
+// and templates ('T'), 4 MiB of entries each (16 MiB at LevelMax; any size
+// Options.FrameSize asks, up to 16 MiB: readers take what they find), in the
 // order the writer closes them, then the directory ('D'). uvarint is
 // unsigned LEB128.
 //

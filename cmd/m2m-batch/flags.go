@@ -98,6 +98,9 @@ Compression:
                         context model, at a few MB/s a core both ways
       --model-memory M  --max's model memory per worker in MiB, 1-512
                         (default 384)
+      --frame-size M    an archive's frames of text in MiB, 1-16 (default 4;
+                        --max 16): smaller reads one record faster, larger
+                        compresses better
       --format F        container (default) or lines (a wire string a line)
       --algorithm A     auto (default), m2m, brotli, tokennative or hydra
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
@@ -171,6 +174,7 @@ type args struct {
 	decompress, test, list, keep, help bool
 	quiet, verbose                     int
 	level, workers, modelMemory        int
+	frameSize                          int
 	max                                bool
 	algorithm, format, security        string
 	keyFile, tok, llama3, records      string
@@ -195,6 +199,7 @@ func newFlagSet(c *config, a *args) *pflag.FlagSet {
 	fs.BoolVar(&c.opts.Archive, "archive", false, "archive")
 	fs.BoolVar(&a.max, "max", false, "smallest archive")
 	fs.IntVar(&a.modelMemory, "model-memory", 0, "model memory")
+	fs.IntVar(&a.frameSize, "frame-size", 0, "archive frame size")
 	fs.StringVar(&a.format, "format", "container", "output format")
 	fs.StringVar(&a.algorithm, "algorithm", "auto", "record encoding")
 	fs.StringVar(&a.tok, "tokenizer", "cl100k", "TokenNative tokenizer")
@@ -293,6 +298,15 @@ func (c *config) validate(fs *pflag.FlagSet, a *args) error {
 			return fmt.Errorf("--model-memory %d: from 1 to 512 MiB", a.modelMemory)
 		}
 		c.opts.ArchiveOptions.ModelMemory = a.modelMemory
+	}
+	if fs.Changed("frame-size") {
+		switch {
+		case !c.opts.Archive:
+			return errors.New("--frame-size goes with --archive or --max")
+		case a.frameSize < 1 || a.frameSize > 16:
+			return fmt.Errorf("--frame-size %d: from 1 to 16 MiB", a.frameSize)
+		}
+		c.opts.ArchiveOptions.FrameSize = a.frameSize
 	}
 	switch {
 	case c.opts.Archive:

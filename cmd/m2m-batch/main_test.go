@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -704,6 +705,9 @@ func TestArchive(t *testing.T) {
 		{"--max", "-3", "s.jsonl"},
 		{"--archive", "--model-memory", "64", "s.jsonl"},
 		{"--max", "--model-memory", "513", "s.jsonl"},
+		{"--frame-size", "2", "s.jsonl"},
+		{"--archive", "--frame-size", "17", "s.jsonl"},
+		{"--archive", "--frame-size", "0", "s.jsonl"},
 		{"--archive", "--format", "lines", "s.jsonl"},
 		{"--record", "1", "-t", "a.m2m"},
 		{"--record", "1"},
@@ -713,6 +717,49 @@ func TestArchive(t *testing.T) {
 		fails(t, dir, exitUsage, nil, args...)
 	}
 	noTemporaries(t, dir)
+}
+
+// TestFrameSize: --frame-size cuts an archive's text into frames of that
+// many MiB, which -l -v counts, and the records read back the same.
+func TestFrameSize(t *testing.T) {
+	dir := t.TempDir()
+	// 2.6 MB of strings that do not repeat: one frame by default, three of
+	// 1 MiB.
+	var in bytes.Buffer
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		text := make([]byte, 860)
+		for j := range text {
+			text[j] = 'a' + byte(rng.IntN(26))
+		}
+		fmt.Fprintf(&in, `{"model":"m","messages":[{"role":"user","content":"%d %s"}]}`+"\n", i, text)
+	}
+	write(t, filepath.Join(dir, "s.jsonl"), in.Bytes())
+	frames := func(file string) string {
+		for _, line := range strings.Split(ok(t, dir, nil, "-l", "-v", file).stdout, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "strings" {
+				return f[1]
+			}
+		}
+		t.Fatalf("-l -v %s: no strings line", file)
+		return ""
+	}
+	for _, c := range []struct{ size, frames string }{{"", "1"}, {"1", "3"}} {
+		args := []string{"--archive", "-q", "-o", "f.m2m", "-f", "s.jsonl"}
+		if c.size != "" {
+			args = append(args, "--frame-size", c.size)
+		}
+		ok(t, dir, nil, args...)
+		if got := frames("f.m2m"); got != c.frames {
+			t.Errorf("--frame-size %q: %s strings frames, want %s", c.size, got, c.frames)
+		}
+		if r := ok(t, dir, nil, "-dc", "f.m2m"); r.stdout != in.String() {
+			t.Fatalf("--frame-size %q: -dc did not give back the input", c.size)
+		}
+		if r := ok(t, dir, nil, "--record", "2999", "f.m2m"); r.stdout != strings.SplitAfter(in.String(), "\n")[2999] {
+			t.Errorf("--frame-size %q: --record 2999 wrote %.100q", c.size, r.stdout)
+		}
+	}
 }
 
 // TestBenchCommand: m2m-batch bench measures every row, archives and a
