@@ -800,7 +800,7 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int) (*storeBlock, error) 
 // large archive, the one a record of b most likely needs, and decoded
 // whole before any frame that needs it, while the record's skeleton and
 // templates are decoded on the other core. Where it is not needed, it
-// cost a core's time, not the record's; it may end after AppendRecord
+// costs a core's time, not the record's; it may end after AppendRecord
 // returns (Close waits for it), and errors are left for the frames'
 // readers to find. Frames of zstd only: a ppm frame decodes hundreds of
 // times slower.
