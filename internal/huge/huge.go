@@ -40,37 +40,46 @@ func Advise[T any](s []T) {
 	advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), n))
 }
 
-// Bytes returns an empty buffer with room for at least n bytes. Where
-// advice is taken, and the heap has no n bytes free that the system still
-// backs (so that the buffer is fresh memory, which faults), a buffer of Min
-// bytes or more is whole huge pages, aligned and advised; another is
-// advised if it spans a huge page (see Advise). Aligned because the heap
-// places a large buffer on its own pages of 8 KiB, so that a buffer of 4
-// MiB held one aligned huge page and took the other 2 MiB in faults of 4
-// KiB (a fresh process reading one record of a GiB archive took 2 thousand
-// such faults, half its faults). It costs address space, up to 2 huge
-// pages a buffer, and memory past n up to the end of the last huge page
-// once any of it is touched. Memory the heap reuses has no faults to save,
-// and a larger buffer would cost its zeroing: a Reader's random reads of
-// one record after another took 10% longer so.
-func Bytes(n int) []byte {
-	if n < Min || !advised || resident(n) {
-		b := make([]byte, 0, n)
-		Advise(b)
-		return b
+// Bytes returns an empty buffer with room for at least n bytes, in memory
+// given huge pages as Slice gives them.
+func Bytes(n int) []byte { return Slice[byte](n)[:0] }
+
+// Slice returns n zero Ts. Where advice is taken, and the heap has no room
+// for them free that the system still backs (so that the memory is fresh,
+// which faults), a slice of Min bytes or more is whole huge pages, aligned
+// and advised; another is advised if it spans a huge page (see Advise).
+// Aligned because the heap places a large buffer on its own pages of 8
+// KiB, so that a buffer of 4 MiB held one aligned huge page and took the
+// other 2 MiB in faults of 4 KiB (a fresh process reading one record of a
+// GiB archive took 2 thousand such faults, half its faults). It costs
+// address space, up to 2 huge pages a slice, and memory up to the end of
+// the last huge page once any of it is touched: its capacity reaches
+// there. Memory the heap reuses has no faults to save, and a larger buffer
+// would cost its zeroing: a Reader's random reads of one record after
+// another took 10% longer so.
+func Slice[T any](n int) []T {
+	size := int(unsafe.Sizeof(*new(T)))
+	if size == 0 || n*size < Min || !advised || resident(n*size) {
+		s := make([]T, n)
+		Advise(s)
+		return s
 	}
-	return aligned(n)
+	return aligned[T](n, size)
 }
 
-// aligned returns an empty buffer of whole huge pages, aligned, with room
-// for at least n bytes, advised.
-func aligned(n int) []byte {
-	m := (n + Size - 1) / Size * Size
-	b := make([]byte, 0, m+Size)
-	off := int((Size - uintptr(unsafe.Pointer(unsafe.SliceData(b)))%Size) % Size)
-	b = b[off : off : off+m]
-	Advise(b)
-	return b
+// aligned returns n zero Ts of size bytes each, the first at most size-1
+// bytes past a huge page's boundary, and the whole huge pages from there
+// that hold them advised.
+func aligned[T any](n, size int) []T {
+	m := (n*size + Size - 1) / Size * Size
+	s := make([]T, (m+Size)/size+1)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	off := (int((Size-start%Size)%Size) + size - 1) / size
+	s = s[off : off+n : off+m/size]
+	// From the boundary at or before s[0]: memory of the same allocation.
+	skip := int((start + uintptr(off*size)) % Size)
+	advise(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), -skip)), m))
+	return s
 }
 
 // heapFree is the metric of the heap's memory that is free and still

@@ -74,14 +74,22 @@ func eligible(addr uintptr) (bool, error) {
 	return false, fmt.Errorf("no THPeligible line for %#x", addr)
 }
 
-// TestAligned checks that aligned gives whole huge pages: a buffer that
-// starts on a huge page's boundary, of a multiple of Size.
+// TestAligned checks that aligned gives whole huge pages: bytes from a
+// huge page's boundary, a multiple of Size of them; wider elements from
+// less than one element past a boundary, as many as fill the pages.
 func TestAligned(t *testing.T) {
 	for _, n := range []int{Min, Min + 1, Size, 3*Size + 17, 5 << 20} {
-		b := aligned(n)
+		b := aligned[byte](n, 1)
 		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-		if p%Size != 0 || cap(b)%Size != 0 || cap(b) < n || cap(b)-n >= Size {
-			t.Fatalf("Bytes(%d): at %#x, capacity %d: not whole huge pages", n, p, cap(b))
+		if p%Size != 0 || cap(b)%Size != 0 || len(b) != n || cap(b)-n >= Size {
+			t.Fatalf("aligned(%d): at %#x, capacity %d: not whole huge pages", n, p, cap(b))
 		}
+		type slot [3]uint64
+		s := aligned[slot](n/24+1, 24)
+		p = uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+		if p%Size >= 24 || len(s) != n/24+1 || cap(s) != (len(s)*24+Size-1)/Size*Size/24 {
+			t.Fatalf("aligned[slot](%d): at %#x (%d past a boundary), capacity %d", len(s), p, p%Size, cap(s))
+		}
+		s[len(s)-1], s[:cap(s)][cap(s)-1] = slot{1}, slot{2} // the memory is there
 	}
 }
