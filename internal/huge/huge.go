@@ -19,16 +19,16 @@ import (
 // 4 KiB pages).
 const Size = 2 << 20
 
-// Min is the smallest fresh buffer Bytes gives huge pages: a fault on a huge page
-// zeroes all 2 MiB of it (~0.1 ms here), as long as ~70 faults of 4 KiB
-// pages take on the virtual machines we measure (~1.5 µs each), so a
-// buffer of half a huge page is cheaper in one, even if partly used.
+// Min is the smallest fresh slice Slice gives huge pages: a fault on a
+// huge page zeroes all 2 MiB of it (~0.1 ms here), as long as ~70 faults
+// of 4 KiB pages take on the virtual machines we measure (~1.5 µs each),
+// so a buffer of half a huge page is cheaper in one, even if partly used.
 const Min = 1 << 20
 
 // Advise asks for huge pages behind s's capacity, if it spans a huge page
 // or more. Call it before the memory is first written: pages already
 // touched stay as they are. Only whole huge pages of s, aligned, can be
-// given: Bytes makes buffers that are. (Advising smaller buffers gains
+// given: Slice makes slices that are. (Advising smaller buffers gains
 // nothing, and costs: memory the heap reuses after giving it back to the
 // system comes back as huge pages, each zeroed whole; advising those of 1
 // MiB made a Reader's decoding of dev100 in a loop 6% slower.)
