@@ -56,6 +56,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 		records      int
 		lines, bytes int64
 	}
+	var slab pieceSlab
 	stores := map[int]storeFrame{}
 	for _, fs := range r.frames {
 		for _, f := range fs {
@@ -87,7 +88,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			x := r.expander()
 			x.full = true
 			defer r.putExpander(x)
-			p := piece{out: getPiece()}
+			p := piece{out: slab.get()}
 			for i := range rb.recs {
 				var err error
 				at := len(p.out)
@@ -108,7 +109,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 					if err := send(p, cap(p.out)); err != nil {
 						return err
 					}
-					p = piece{out: getPiece()}
+					p = piece{out: slab.get()}
 				}
 			}
 			return nil
@@ -180,26 +181,27 @@ var piecePool sync.Pool // *[]byte
 // pieceSlab is memory new pieces are cut from, 16 at a time: a fresh
 // process decoding an archive made some 40 pieces of its own, each faulted
 // in 4 KiB at a time (3.5 thousand of the 8 thousand faults of
-// m2m-batch -d of dev100), where a slab is a few huge pages.
-var pieceSlab struct {
-	sync.Mutex
+// m2m-batch -d of dev100), where a slab is a few huge pages. One a Decode,
+// so that what is left of it goes with the call.
+type pieceSlab struct {
+	mu   sync.Mutex
 	free []byte
 }
 
-// getPiece returns an empty buffer with room for a piece and a record of
-// a typical size past it.
-func getPiece() []byte {
+// get returns an empty buffer with room for a piece and a record of a
+// typical size past it: a recycled one, or one cut from the slab.
+func (s *pieceSlab) get() []byte {
 	if b, ok := piecePool.Get().(*[]byte); ok {
 		return (*b)[:0]
 	}
 	const n = pieceSize + pieceSize/2
-	pieceSlab.Lock()
-	defer pieceSlab.Unlock()
-	if len(pieceSlab.free) < n {
-		pieceSlab.free = huge.Bytes(16 * n)[:16*n]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.free) < n {
+		s.free = huge.Bytes(16 * n)[:16*n]
 	}
-	b := pieceSlab.free[:0:n]
-	pieceSlab.free = pieceSlab.free[n:]
+	b := s.free[:0:n]
+	s.free = s.free[n:]
 	return b
 }
 

@@ -15,6 +15,10 @@ const (
 	kindDirectory = 'D'
 )
 
+// storeKinds are the kinds of store blocks, by the index Readers use for
+// them (0 strings, 1 templates).
+var storeKinds = [2]byte{kindStrings, kindTemplates}
+
 // Limits a reader enforces, so that a corrupt or hostile file cannot make
 // it allocate without bound.
 const (

@@ -766,7 +766,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 // returns its frame and what follows it.
 func storeHeader(blk *container.Block, t int, f storeFrame) (frame, []byte, error) {
 	body := blk.Body
-	kind := [2]byte{kindStrings, kindTemplates}[t]
+	kind := storeKinds[t]
 	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kind || blk.Records != 0 {
 		return frame{}, nil, blockErr(f.block, corruptf("not a %c block", kind))
 	}
@@ -789,7 +789,7 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int) (*storeBlock, error) 
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].block >= dict })
 	if i == len(fs) || fs[i].block != dict {
-		return nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, [2]byte{kindStrings, kindTemplates}[t]))
+		return nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
 	}
 	return r.store(t, fs[i], 0)
 }
