@@ -9,7 +9,6 @@ require (
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/molecule-man/go-brrr v1.3.1
 	github.com/pkoukk/tiktoken-go v0.1.8
-	github.com/spf13/pflag v1.1.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/spf13/pflag"
 
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/cpu"
+	"github.com/m2m-go/m2m/internal/getopt"
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/pipeline"
 	"github.com/m2m-go/m2m/tokenizer"
@@ -75,36 +75,52 @@ func benchCoders(ctx context.Context, r benchRow) (compress func(dst *bytes.Buff
 		}, nil
 }
 
+// benchUsage is the text of "m2m-batch bench --help".
+const benchUsage = `Usage: m2m-batch bench [OPTIONS]
+
+Compress a corpus with every format and measure the kernels of this machine.
+
+Options:
+      --corpus FILE     JSONL file to measure (default: the embedded sample)
+      --time D          time to spend on each measurement, at least 3 runs
+                        (default 500ms)
+  -T, --threads N       workers for the parallel row (default 0: all cores)
+  -h, --help            print this help
+`
+
 // runBench is "m2m-batch bench": every format on a corpus, one worker each
 // (MB/s per core), then the default with every worker, then the kernels of
 // this machine one by one.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("m2m-batch bench", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	corpus := fs.String("corpus", "", "JSONL `FILE` to measure (default: the embedded sample)")
-	budget := fs.Duration("time", 500*time.Millisecond, "time to spend on each measurement (at least 3 runs)")
-	workers := fs.IntP("threads", "T", 0, "workers for the parallel row (0: all cores)")
-	help := fs.BoolP("help", "h", false, "print this help")
+	var (
+		fs      getopt.Set
+		corpus  string
+		budget  = 500 * time.Millisecond
+		workers int
+		help    bool
+	)
+	fs.String(&corpus, "corpus", 0)
+	fs.Duration(&budget, "time", 0)
+	fs.Int(&workers, "threads", 'T')
+	fs.Bool(&help, "help", 'h')
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
 		return exitUsage
 	}
-	if *help {
-		fmt.Fprint(stderr, "Usage: m2m-batch bench [OPTIONS]\n\nCompress a corpus with every format and measure the kernels of this machine.\n\nOptions:\n")
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
+	if help {
+		fmt.Fprint(stderr, benchUsage)
 		return exitOK
 	}
 	data, what := sample.JSONL(), "the embedded sample (internal/sample)"
-	if *corpus != "" {
+	if corpus != "" {
 		var err error
-		if data, err = os.ReadFile(*corpus); err != nil {
+		if data, err = os.ReadFile(corpus); err != nil {
 			fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
 			return exitError
 		}
-		what = *corpus
+		what = corpus
 	}
-	w := *workers
+	w := workers
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
@@ -122,7 +138,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return err
 		}
 		var packed bytes.Buffer
-		c, err := measure(ctx, *budget, len(data), func() error {
+		c, err := measure(ctx, budget, len(data), func() error {
 			packed.Reset()
 			return compress(&packed, data)
 		})
@@ -130,7 +146,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		var back bytes.Buffer
-		d, err := measure(ctx, *budget, len(data), func() error {
+		d, err := measure(ctx, budget, len(data), func() error {
 			back.Reset()
 			return decompress(&back, packed.Bytes())
 		})
@@ -160,7 +176,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintln(stdout, "\nMB/s are of the JSONL (uncompressed) bytes; the median of at least 3 runs.")
 
 	fmt.Fprintln(stdout, "\nkernels (* selected; MB/s, median):")
-	if err := benchKernels(ctx, stdout, data, *budget); err != nil {
+	if err := benchKernels(ctx, stdout, data, budget); err != nil {
 		fmt.Fprintf(stderr, "m2m-batch bench: %v\n", err)
 		return exitError
 	}

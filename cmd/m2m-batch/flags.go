@@ -8,14 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/internal/getopt"
 	"github.com/m2m-go/m2m/pipeline"
 	"github.com/m2m-go/m2m/tokenizer"
 )
@@ -128,47 +126,6 @@ Examples:
   zcat day-*.gz | m2m-batch > day.m2m
 `
 
-// levelArg matches zstd-style level flags such as -5 and -11.
-var levelArg = regexp.MustCompile(`^-([0-9]+)$`)
-
-// rewriteLevels turns "-5" into "--level=5", as zstd users type it, up to
-// a "--" that ends the options. An argument that is the value of the flag
-// before it (-T -1, --record -1) is left for that flag to judge.
-func rewriteLevels(fs *pflag.FlagSet, args []string) []string {
-	takesValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal == "" }
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if m := levelArg.FindStringSubmatch(a); m != nil {
-			out = append(out, "--level="+m[1])
-			continue
-		}
-		out = append(out, a)
-		valueNext := false
-		switch {
-		case strings.HasPrefix(a, "--"):
-			valueNext = !strings.Contains(a, "=") && takesValue(fs.Lookup(a[2:]))
-		case strings.HasPrefix(a, "-"):
-			// Shorthands run together (-qT); the first that takes a value
-			// takes the rest of the argument, or the next one.
-			for j := 1; j < len(a); j++ {
-				if takesValue(fs.ShorthandLookup(a[j : j+1])) {
-					valueNext = j == len(a)-1
-					break
-				}
-			}
-		}
-		if valueNext && i+1 < len(args) {
-			i++
-			out = append(out, args[i])
-		}
-	}
-	return out
-}
-
 // args holds the flags that validate turns into a config.
 type args struct {
 	decompress, test, list, keep, help bool
@@ -180,40 +137,42 @@ type args struct {
 	keyFile, tok, llama3, records      string
 }
 
-// newFlagSet defines the flags, writing into c and a. The usage text
-// (usage) describes them; the texts here only feed pflag's errors.
-func newFlagSet(c *config, a *args) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("m2m-batch", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.BoolVarP(&a.decompress, "decompress", "d", false, "decompress")
-	fs.BoolVarP(&a.test, "test", "t", false, "test")
-	fs.BoolVarP(&a.list, "list", "l", false, "list")
-	fs.StringVar(&a.records, "record", "", "records to write")
-	fs.BoolVarP(&c.stdout, "stdout", "c", false, "write to standard output")
-	fs.StringVarP(&c.output, "output", "o", "", "output file")
-	fs.BoolVarP(&a.keep, "keep", "k", true, "keep inputs")
-	fs.BoolVar(&c.rm, "rm", false, "remove inputs")
-	fs.BoolVarP(&c.force, "force", "f", false, "force")
-	fs.IntVarP(&a.workers, "threads", "T", 0, "workers")
-	fs.IntVar(&a.level, "level", 5, "Brotli quality")
-	fs.BoolVar(&c.opts.Archive, "archive", false, "archive")
-	fs.BoolVar(&a.max, "max", false, "smallest archive")
-	fs.IntVar(&a.modelMemory, "model-memory", 0, "model memory")
-	fs.IntVar(&a.frameSize, "frame-size", 0, "archive frame size")
-	fs.StringVar(&a.format, "format", "container", "output format")
-	fs.StringVar(&a.algorithm, "algorithm", "auto", "record encoding")
-	fs.StringVar(&a.tok, "tokenizer", "cl100k", "TokenNative tokenizer")
-	fs.StringVar(&a.llama3, "llama3-tokenizer", "", "Llama 3 ranks")
-	fs.BoolVar(&c.opts.Verify, "verify", false, "verify")
-	fs.StringVar(&a.security, "security", "none", "security mode")
-	fs.StringVar(&a.keyFile, "key-file", "", "key file")
-	fs.CountVarP(&a.quiet, "quiet", "q", "quiet")
-	fs.CountVarP(&a.verbose, "verbose", "v", "verbose")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "CPU profile")
-	fs.StringVar(&c.memProfile, "memprofile", "", "allocation profile")
-	fs.BoolVarP(&c.version, "version", "V", false, "version")
-	fs.BoolVarP(&a.help, "help", "h", false, "help")
-	return fs
+// newFlagSet defines the flags, writing into c and a, with their
+// defaults. The usage text (usage) describes them.
+func newFlagSet(c *config, a *args) *getopt.Set {
+	a.keep, a.level = true, 5
+	a.format, a.algorithm, a.tok, a.security = "container", "auto", "cl100k", "none"
+	var fs getopt.Set
+	fs.Bool(&a.decompress, "decompress", 'd')
+	fs.Bool(&a.test, "test", 't')
+	fs.Bool(&a.list, "list", 'l')
+	fs.String(&a.records, "record", 0)
+	fs.Bool(&c.stdout, "stdout", 'c')
+	fs.String(&c.output, "output", 'o')
+	fs.Bool(&a.keep, "keep", 'k')
+	fs.Bool(&c.rm, "rm", 0)
+	fs.Bool(&c.force, "force", 'f')
+	fs.Int(&a.workers, "threads", 'T')
+	fs.Int(&a.level, "level", 0)
+	fs.Digits("level") // -5 is --level 5, as zstd users type it
+	fs.Bool(&c.opts.Archive, "archive", 0)
+	fs.Bool(&a.max, "max", 0)
+	fs.Int(&a.modelMemory, "model-memory", 0)
+	fs.Int(&a.frameSize, "frame-size", 0)
+	fs.String(&a.format, "format", 0)
+	fs.String(&a.algorithm, "algorithm", 0)
+	fs.String(&a.tok, "tokenizer", 0)
+	fs.String(&a.llama3, "llama3-tokenizer", 0)
+	fs.Bool(&c.opts.Verify, "verify", 0)
+	fs.String(&a.security, "security", 0)
+	fs.String(&a.keyFile, "key-file", 0)
+	fs.Count(&a.quiet, "quiet", 'q')
+	fs.Count(&a.verbose, "verbose", 'v')
+	fs.String(&c.cpuProfile, "cpuprofile", 0)
+	fs.String(&c.memProfile, "memprofile", 0)
+	fs.Bool(&c.version, "version", 'V')
+	fs.Bool(&a.help, "help", 'h')
+	return &fs
 }
 
 // parseArgs parses the command line. It prints the usage to stdout for
@@ -222,7 +181,7 @@ func parseArgs(argv []string, stdout io.Writer) (*config, error) {
 	c := &config{}
 	var a args
 	fs := newFlagSet(c, &a)
-	if err := fs.Parse(rewriteLevels(fs, argv)); err != nil {
+	if err := fs.Parse(argv); err != nil {
 		return nil, err
 	}
 	if a.help {
@@ -237,7 +196,7 @@ func parseArgs(argv []string, stdout io.Writer) (*config, error) {
 }
 
 // validate checks the flags against each other and fills in the rest of c.
-func (c *config) validate(fs *pflag.FlagSet, a *args) error {
+func (c *config) validate(fs *getopt.Set, a *args) error {
 	c.verbosity = a.verbose - a.quiet
 	n := 0
 	for _, m := range []struct {

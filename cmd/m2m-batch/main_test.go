@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/spf13/pflag"
 
 	"github.com/m2m-go/m2m/internal/forge"
 	"github.com/m2m-go/m2m/internal/sample"
@@ -543,9 +542,7 @@ func TestHelp(t *testing.T) {
 
 // flagNames lists the long names of every flag.
 func flagNames() []string {
-	var names []string
-	newFlagSet(new(config), new(args)).VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-	return names
+	return newFlagSet(new(config), new(args)).Names()
 }
 
 // TestNotOurs: -t, -l and -d refuse input that is not an m2m file, as zstd
