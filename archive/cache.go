@@ -7,10 +7,18 @@ import (
 
 // cacheBudget is the most decoded frames a Reader keeps, in bytes;
 // hotBudget the most entry text it keeps besides, for entries whose frames
-// are gone: values that recur across the whole archive.
+// are gone: values that recur across the whole archive. ppmCacheBudget
+// is cacheBudget once the Reader has met a ppm frame (m2m-batch --max):
+// such a frame takes seconds to decode again, where a zstd frame takes
+// milliseconds, and its frames are 16 MiB, so 64 MiB held four. Decoding
+// an archive holds a dictionary, a templates frame, the frame the blocks
+// refer to and those decoded ahead of them; with four, frames evicted
+// while still in use were decoded up to four times (a 315 MB input took
+// 102 s where it needed 57).
 const (
-	cacheBudget = 64 << 20
-	hotBudget   = 16 << 20
+	cacheBudget    = 64 << 20
+	ppmCacheBudget = 160 << 20
+	hotBudget      = 16 << 20
 )
 
 // A cache holds decoded blocks by number, least recently used first out
@@ -51,6 +59,13 @@ func (c *cache) prefetch(b int, load func() (any, int, error)) error {
 	}
 	_, err := c.get(b, load)
 	return err
+}
+
+// grow raises the budget to budget, if it is lower.
+func (c *cache) grow(budget int) {
+	c.mu.Lock()
+	c.budget = max(c.budget, budget)
+	c.mu.Unlock()
 }
 
 // peek returns block b if the cache holds it, loaded.

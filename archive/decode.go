@@ -135,7 +135,11 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 // asks for one frame ahead a worker: with one, on two workers, the
 // records blocks after a frame waited on the worker decoding the next.
 // The cache holds depth more frames of each kind than it would in file
-// order.
+// order. Frames are side jobs (flow.Side): the records blocks emitted
+// after one are written as soon as they are done, not once it is. (As
+// jobs in order, a ppm frame, decoded for seconds, held up the blocks
+// before it in the file that other workers had done, until their
+// output filled the budget and those workers stopped too.)
 func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 	next := [2]int{} // of r.frames[k], the next to emit
 	ahead := func(k int) error {
@@ -143,7 +147,7 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 			return nil
 		}
 		next[k]++
-		return emit(r.frames[k][next[k]-1].block, 0)
+		return emit(r.frames[k][next[k]-1].block, flow.Side)
 	}
 	// Each kind's first frame before any's second, which needs the
 	// first as its dictionary.

@@ -720,6 +720,9 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if need <= 0 || need > f.count {
 		need = f.count
 	}
+	if fr.coder == coderPPM {
+		r.cache.grow(ppmCacheBudget)
+	}
 	cum, err := parseEnds(rest, fr.rawLen, f.count)
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)

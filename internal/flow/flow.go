@@ -5,6 +5,7 @@ package flow
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -129,6 +130,18 @@ func (rs *results[R]) pop(done <-chan struct{}) (piece[R], bool) {
 	}
 }
 
+// Side, as the size of a job emitted, makes it a side job: it goes to a
+// free worker in its turn like any job, but it sends no results and the
+// consumer does not wait for it. A job that prepares what later jobs
+// need (decodes a frame ahead of the blocks that refer to it) is one: in
+// the consumer's order it would hold up the results of every job emitted
+// after it, done or not, until it ended. Its error stops the run like any
+// other.
+const Side = -1
+
+// errSideSend is what a side job's send returns: it has no results.
+var errSideSend = errors.New("flow: a side job sent a result")
+
 // Ordered runs a producer, n workers and a consumer. produce emits jobs,
 // each with the bytes it holds; each job goes to a free worker (work gets
 // the worker's index, so it can keep per-worker state), which sends its
@@ -154,8 +167,10 @@ func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
 		seq  uint64
 		j    J
 		size int
-		out  *results[R]
+		out  *results[R] // nil for a side job
 	}
+	var sideErr error
+	var sideOnce sync.Once
 	tasks := make(chan task, queue)
 	order := make(chan task, queue)
 
@@ -165,6 +180,13 @@ func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
 			for t := range tasks {
 				if ctx.Err() != nil {
 					continue // the consumer has stopped reading
+				}
+				if t.out == nil {
+					if err := work(w, t.j, func(R, int) error { return errSideSend }); err != nil {
+						sideOnce.Do(func() { sideErr = err })
+						cancel()
+					}
+					continue
 				}
 				send := func(r R, size int) error {
 					if !b.acquire(t.seq, size, t.out) {
@@ -185,6 +207,14 @@ func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
 		defer close(order)
 		var seq uint64
 		emit := func(j J, size int) error {
+			if size == Side {
+				select {
+				case tasks <- task{j: j}:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 			t := task{seq, j, size, newResults[R]()}
 			if !b.acquire(seq, size, t.out) {
 				return ctx.Err()
@@ -229,6 +259,9 @@ consumer:
 	}
 	cancel()
 	wg.Wait()
+	if sideErr != nil && (err == nil || errors.Is(err, context.Canceled) && parent.Err() == nil) {
+		err = sideErr // what the others saw was the stop it caused
+	}
 	if err == nil {
 		err = produceErr
 	}

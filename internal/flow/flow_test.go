@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -194,5 +195,77 @@ func TestRunAhead(t *testing.T) {
 	}
 	if len(got) != 1+pieces || got[0] != 0 || got[pieces] != pieces {
 		t.Fatalf("results %v", got)
+	}
+}
+
+// TestSide: the consumer does not wait for a side job (the side job here
+// ends only once the last ordered job's result has been consumed), a side
+// job cannot send, and its error, not the stop it causes, is what Ordered
+// returns.
+func TestSide(t *testing.T) {
+	consumed := make(chan struct{})
+	var got []int
+	err := Ordered(context.Background(), 2, 4, 1<<20,
+		func(ctx context.Context, emit func(int, int) error) error {
+			if err := emit(-1, Side); err != nil {
+				return err
+			}
+			for j := range 10 {
+				if err := emit(j, 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(_ int, j int, send func(int, int) error) error {
+			if j >= 0 {
+				return send(j, 1)
+			}
+			if err := send(j, 1); !errors.Is(err, errSideSend) {
+				return fmt.Errorf("a side job's send: %v", err)
+			}
+			select {
+			case <-consumed:
+				return nil
+			case <-time.After(10 * time.Second):
+				return errors.New("the consumer waited for the side job")
+			}
+		},
+		func(r int) error {
+			if got = append(got, r); r == 9 {
+				close(consumed)
+			}
+			return nil
+		})
+	if err != nil || len(got) != 10 {
+		t.Fatalf("err %v, results %v", err, got)
+	}
+
+	bad := errors.New("side job failed")
+	for _, workers := range []int{1, 2} {
+		err = Ordered(context.Background(), workers, 4, 1<<20,
+			func(ctx context.Context, emit func(int, int) error) error {
+				for j := range 100 {
+					size := 1
+					if j == 50 {
+						size = Side
+					}
+					if err := emit(j, size); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func(_ int, j int, send func(int, int) error) error {
+				if j == 50 {
+					return bad
+				}
+				time.Sleep(100 * time.Microsecond)
+				return send(j, 1)
+			},
+			func(int) error { return nil })
+		if err != bad {
+			t.Errorf("workers=%d: %v, want the side job's error", workers, err)
+		}
 	}
 }
