@@ -348,11 +348,22 @@ func (w *Writer) run(cw *container.Writer) error {
 	encoders := make([]*frameEncoder, n)
 	dicts := &dictEncoders{level: zstdLevel(w.o.level())}
 	scanners := make([]*scanner, n)
+	// A ppm frame (LevelMax) takes seconds to compress. For the next to
+	// be taken up by another worker meanwhile, it and the records blocks
+	// written in between (a dozen or so, 4 MiB each to the budget) must
+	// fit in the queue and the budget besides the first: with 2n jobs
+	// and 64 MiB, frames were compressed one at a time on any number of
+	// workers.
+	queue, budget := 2*n, int64(flowBudget)
+	if w.o.level() == LevelMax {
+		queue = max(queue, 64)
+		budget += int64(2 * n * w.o.frameSize())
+	}
 	var writeErr error
 	writing := make(chan struct{})
 	go func() {
 		defer close(writing)
-		writeErr = flow.Ordered(w.ctx, n, 2*n, flowBudget,
+		writeErr = flow.Ordered(w.ctx, n, queue, budget,
 			func(ctx context.Context, emit func(*blockJob, int) error) error {
 				for j := range jobs {
 					if err := emit(j, j.size()); err != nil {
