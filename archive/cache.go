@@ -10,11 +10,12 @@ import (
 // are gone: values that recur across the whole archive. ppmCacheBudget
 // is cacheBudget once the Reader has met a ppm frame (m2m-batch --max):
 // such a frame takes seconds to decode again, where a zstd frame takes
-// milliseconds, and its frames are 16 MiB, so 64 MiB held four. Decoding
-// an archive holds a dictionary, a templates frame, the frame the blocks
-// refer to and those decoded ahead of them; with four, frames evicted
-// while still in use were decoded up to four times (a 315 MB input took
-// 102 s where it needed 57).
+// milliseconds, and its frames are 16 MiB by default, so 64 MiB held
+// four. Decoding an archive holds a dictionary, a templates frame, the
+// frame the blocks refer to and those decoded ahead of them; with four,
+// frames evicted while still in use were decoded up to four times (a
+// 315 MB input took 64-118 s to decode on two cores, 34-46 s with each
+// frame decoded once).
 const (
 	cacheBudget    = 64 << 20
 	ppmCacheBudget = 160 << 20
