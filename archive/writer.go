@@ -357,7 +357,7 @@ func (w *Writer) run(cw *container.Writer) error {
 	queue, budget := 2*n, int64(flowBudget)
 	if w.o.level() == LevelMax {
 		queue = max(queue, 64)
-		budget += int64(2 * n * w.o.frameSize())
+		budget += 2 * int64(n) * int64(w.o.frameSize()) // int64: 32-bit ints overflow at 64 workers
 	}
 	var writeErr error
 	writing := make(chan struct{})
