@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/varint"
 )
 
 // write makes an archive of in, written in pieces of the given size.
@@ -111,6 +114,53 @@ var nasty = map[string]string{
 	"deep":             strings.Repeat("[", 70) + strings.Repeat(`"`+strings.Repeat("d", 64)+`",`, 3) + "1" + strings.Repeat("]", 70) + "\n",
 	"escapes":          `{"s":"` + strings.Repeat(`\"\\\n\u00e9`, 30) + `"}` + "\n",
 	"whitespace":       " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
+	"numbers":          embeddings(3, 200) + "{\"v\":[0.5,\"\x03\",1e-7,0.10,1.0E+5]}\n" + embeddings(2, 100),
+}
+
+// embeddings is n JSON lines of float32 vectors of dim numbers, as an
+// embeddings API answers.
+func embeddings(n, dim int) string {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
+	var b []byte
+	for range n {
+		b = append(b, `{"object":"embedding","embedding":[`...)
+		for i := range dim {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendFloat(b, float64(float32(r.NormFloat64()*0.03)), 'g', -1, 32)
+		}
+		b = append(b, "]}\n"...)
+	}
+	return string(b)
+}
+
+// TestNumbers: frames that are mostly numbers have them split out, at
+// each level, and come back; they are smaller for it.
+func TestNumbers(t *testing.T) {
+	in := []byte(embeddings(40, 1536))
+	for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+		packed := roundTrip(t, in, o)
+		split := 0
+		for _, b := range blocksOf(t, packed) {
+			if b[0] != kindTemplates {
+				continue
+			}
+			_, k1, _ := varint.Uvarint64(b[1:])
+			_, k2, _ := varint.Uvarint64(b[1+k1:])
+			f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.coder&coderNumbers != 0 {
+				split++
+			}
+		}
+		// Numbers of ~11 bytes as text, 4 bytes of bits and a kind split.
+		if split == 0 || len(packed)*3 > len(in) {
+			t.Errorf("level %d: %d frames split, %d bytes for %d", o.Level, split, len(packed), len(in))
+		}
+	}
 }
 
 func TestRoundTripNasty(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -216,8 +217,8 @@ func TestVersion(t *testing.T) {
 	dir[1] = Version + 1
 	other := frameBodies(bodies)
 	_, err := NewReader(bytes.NewReader(other), int64(len(other)))
-	if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "version 3") {
-		t.Fatalf("%v, want ErrVersion naming version 3", err)
+	if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), fmt.Sprint("version ", Version+1)) {
+		t.Fatalf("%v, want ErrVersion naming version %d", err, Version+1)
 	}
 }
 
@@ -231,6 +232,8 @@ func FuzzReader(f *testing.F) {
 	f.Add(joinBodies(blocksOf(f, tiny)))
 	max, _ := write(f, []byte(nasty["repeats"]), Options{batch: 256, storeFrame: 200, segment: 2, Level: LevelMax, ModelMemory: 1}, 100)
 	f.Add(joinBodies(blocksOf(f, max)))
+	nums, _ := write(f, []byte(nasty["numbers"]), Options{batch: 4096, storeFrame: 2048, segment: 2}, 1000)
+	f.Add(joinBodies(blocksOf(f, nums)))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		readAll(frameBodies(splitBodies(p)))
 	})

@@ -720,7 +720,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if need <= 0 || need > f.count {
 		need = f.count
 	}
-	if fr.coder == coderPPM {
+	if fr.base() == coderPPM {
 		r.cache.grow(ppmCacheBudget)
 	}
 	cum, err := parseEnds(rest, fr.rawLen, f.count)
@@ -826,7 +826,7 @@ func (r *Reader) dictAhead(b int) {
 		done()
 		// Not a ppm dictionary: 16 MiB of it take seconds, and a record
 		// in it, decoded only as far as it needs, would wait for all.
-		if err == nil && fr.dict >= 0 && fr.coder == coderZstd {
+		if err == nil && fr.dict >= 0 && fr.base() == coderZstd {
 			r.dictionary(0, f, fr.dict)
 		}
 	})

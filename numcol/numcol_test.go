@@ -1,0 +1,210 @@
+package numcol
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// roundTrip splits src, joins it back and checks the bytes.
+func roundTrip(t testing.TB, src []byte) (text, cols []byte, n, taken int) {
+	t.Helper()
+	text, cols, n, taken = Split(nil, nil, src)
+	got, err := Join(nil, text, cols, len(src))
+	if err != nil {
+		t.Fatalf("Join(Split(%.80q)): %v", src, err)
+	}
+	if !bytes.Equal(got, src) {
+		t.Fatalf("Join(Split(%.80q)) = %.80q", src, got)
+	}
+	if _, err := Join(nil, text, cols, len(src)-1); len(src) > 0 && !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Join with a limit one short: %v, want ErrCorrupt", err)
+	}
+	return text, cols, n, taken
+}
+
+// TestTaken: which numbers are taken, by how they are written.
+func TestTaken(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		taken bool
+	}{
+		// Shortest float32 and float64 digits, as languages print them.
+		{"-0.0069292835", true}, {"0.0023064255", true}, {"0.1", true}, {"-0.1", true},
+		{"0.12345678901234566", true}, {"3.141592653589793", true}, {"1.5", true},
+		{"1e-05", true}, {"1e-5", true}, {"1E-5", true}, {"1.0E-5", true}, {"1e+21", true},
+		{"1e21", true}, {"2.5e-07", true}, {"-6.1035156e-05", true}, {"1.0", true}, {"100.0", true},
+		{"0.0", true}, {"-0.0", true}, {"1e0", true}, {"1.7976931348623157e+308", true},
+		{"5e-324", true}, {"1e-45", true}, {"123456.78", true},
+		// Not shortest, not a float, or joined to a word: left in the text.
+		{"0.10", false}, {"1.50", false}, {"0.1000000000000000055511151231257827", false},
+		{"42", false}, {"-7", false}, {"1e-005", false}, {"01.5", false}, {"1.2.3", false},
+		{"v1.5", false}, {"1.5x", false}, {"0.5-0.2", false}, {"1e999", false}, {".5", false},
+		{"1.", false}, {"-", false}, {"1e", false}, {"1e+", false}, {"+1.5", false},
+		{"0." + strings.Repeat("1", 45), false},
+	} {
+		_, _, n, _ := roundTrip(t, []byte(tc.in))
+		if (n == 1) != tc.taken {
+			t.Errorf("%q: taken %v, want %v", tc.in, n == 1, tc.taken)
+		}
+	}
+}
+
+// TestEmbedding: a vector of float32s as an API prints it comes back, and
+// its numbers cost under 3.5 bytes each before any entropy coding of
+// the exponent column (4 bytes of bits and a kind).
+func TestEmbedding(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var b []byte
+	b = append(b, `{"object":"embedding","embedding":[`...)
+	const dim = 1536
+	for i := range dim {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, float64(float32(r.NormFloat64()*0.025)), 'g', -1, 32)
+	}
+	b = append(b, "]}\n"...)
+	text, cols, n, taken := roundTrip(t, b)
+	if n != dim {
+		t.Fatalf("took %d numbers of %d", n, dim)
+	}
+	if len(cols) > 5*dim+3 || len(text) > len(b)-taken+n {
+		t.Fatalf("text %d bytes, columns %d for %d numbers", len(text), len(cols), n)
+	}
+	if taken < len(b)*3/4 {
+		t.Fatalf("taken %d of %d bytes", taken, len(b))
+	}
+}
+
+// TestMarks: Mark bytes of the input come back as they were, beside
+// numbers and at the ends.
+func TestMarks(t *testing.T) {
+	for _, s := range []string{"\x03", "\x03\x03", "a\x030.5\x03", "0.5\x03", "\x030.25", "[0.5,\x03,1e-7]"} {
+		roundTrip(t, []byte(s))
+	}
+}
+
+// TestValues: every kind of float bits a number can have renders back
+// to the number it was parsed from.
+func TestValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var b []byte
+	for range 20000 {
+		b = b[:0]
+		switch r.IntN(4) {
+		case 0:
+			b = strconv.AppendFloat(b, float64(math.Float32frombits(r.Uint32())), 'g', -1, 32)
+		case 1:
+			b = strconv.AppendFloat(b, math.Float64frombits(r.Uint64()), 'g', -1, 64)
+		case 2:
+			b = strconv.AppendFloat(b, float64(math.Float32frombits(r.Uint32())), 'e', -1, 32)
+		case 3:
+			b = strconv.AppendFloat(b, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), 'f', -1, 64)
+		}
+		if len(b) > maxNumber || bytes.Contains(b, []byte("N")) || bytes.Contains(b, []byte("I")) {
+			continue
+		}
+		_, _, n, _ := roundTrip(t, b)
+		if n != 1 && (bytes.ContainsAny(b, ".e")) {
+			t.Fatalf("%s not taken", b)
+		}
+	}
+}
+
+// TestCorrupt: columns that do not fit the text are refused, never a
+// panic.
+func TestCorrupt(t *testing.T) {
+	text, cols, _, _ := Split(nil, nil, []byte("[0.5,-1.25e-07,\x03,3.5]"))
+	for name, c := range map[string]struct{ text, cols []byte }{
+		"short columns":  {text, cols[:len(cols)-1]},
+		"long columns":   {text, append(bytes.Clone(cols), 0)},
+		"no columns":     {text, nil},
+		"extra mark":     {append(bytes.Clone(text), Mark), cols},
+		"missing mark":   {bytes.Replace(text, []byte{Mark}, nil, 1), cols},
+		"bad kind":       {text, append([]byte{cols[0], 0x40}, cols[2:]...)},
+		"count too high": {text, []byte{0xff, 0x7f}},
+		"bad varint":     {text, []byte{0xff}},
+	} {
+		if _, err := Join(nil, c.text, c.cols, 1<<20); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+	// A float64 of NaN bits, and one whose fixed form is 300 digits.
+	for _, bits := range []uint64{math.Float64bits(math.NaN()), math.Float64bits(1e300), math.Float64bits(math.Inf(-1))} {
+		c := []byte{1, kind64}
+		for _, p := range planes64 {
+			c = append(c, p.get(bits))
+		}
+		if _, err := Join(nil, []byte{Mark}, c, 1<<20); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("bits %#x: %v, want ErrCorrupt", bits, err)
+		}
+	}
+}
+
+// FuzzSplit: any input comes back byte for byte.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"[0.5,-1.25e-07,3.5]", "\x03", "1.0E+5 0.1 x1.5", `{"logprob":-0.0012,"t":1.5e-300}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		roundTrip(t, src)
+	})
+}
+
+// FuzzJoin: any text and columns give bytes within the limit or an error
+// wrapping ErrCorrupt, never a panic.
+func FuzzJoin(f *testing.F) {
+	text, cols, _, _ := Split(nil, nil, []byte("[0.5,-1.25e-07,\x03,3.5,0.1234567890123]"))
+	f.Add(text, cols)
+	f.Fuzz(func(t *testing.T, text, cols []byte) {
+		const limit = 1 << 12
+		out, err := Join(nil, text, cols, limit)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("error %v does not wrap ErrCorrupt", err)
+		}
+		if len(out) > limit {
+			t.Fatalf("%d bytes out, limit %d", len(out), limit)
+		}
+	})
+}
+
+func BenchmarkSplit(b *testing.B) {
+	src := embeddingLines(100)
+	b.SetBytes(int64(len(src)))
+	var text, cols []byte
+	for b.Loop() {
+		text, cols, _, _ = Split(text[:0], cols[:0], src)
+	}
+}
+
+func BenchmarkJoin(b *testing.B) {
+	src := embeddingLines(100)
+	text, cols, _, _ := Split(nil, nil, src)
+	b.SetBytes(int64(len(src)))
+	var out []byte
+	for b.Loop() {
+		out, _ = Join(out[:0], text, cols, len(src))
+	}
+}
+
+// embeddingLines is n vectors of 1536 float32s, as an API prints them.
+func embeddingLines(n int) []byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b []byte
+	for range n {
+		b = append(b, `{"embedding":[`...)
+		for i := range 1536 {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendFloat(b, float64(float32(r.NormFloat64()*0.025)), 'g', -1, 32)
+		}
+		b = append(b, "]}\n"...)
+	}
+	return b
+}
