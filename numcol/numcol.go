@@ -41,6 +41,7 @@
 package numcol
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -123,14 +124,17 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	}
 	cols = varint.AppendUvarint64(cols, uint64(len(kinds)))
 	cols = append(cols, kinds...)
-	for _, p := range planes32 {
-		for _, b := range f32 {
-			cols = append(cols, p.get(b))
+	at := len(cols)
+	cols = append(cols, make([]byte, 4*len(f32)+8*len(f64))...)
+	c32, c64 := cols[at:at+4*len(f32)], cols[at+4*len(f32):]
+	for i, b := range f32 {
+		for p, c := range bytes32(b) {
+			c32[p*len(f32)+i] = c
 		}
 	}
-	for _, p := range planes64 {
-		for _, b := range f64 {
-			cols = append(cols, p.get(b))
+	for i, b := range f64 {
+		for p, c := range bytes64(b) {
+			c64[p*len(f64)+i] = c
 		}
 	}
 	return text, cols, len(kinds), taken
@@ -365,19 +369,16 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		case k == kindMark:
 			dst = append(dst, Mark)
 		case k&kind64 != 0:
-			var b uint64
-			for p, pl := range planes64 {
-				b |= pl.put(f64[p*n64+i64])
+			var c [8]byte
+			for p := range c {
+				c[p] = f64[p*n64+i64]
 			}
 			i64++
-			dst, err = render(dst, k, b)
+			dst, err = render(dst, k, bits64(c))
 		default:
-			var b uint64
-			for p, pl := range planes32 {
-				b |= pl.put(f32[p*n32+i32])
-			}
+			c := [4]byte{f32[i32], f32[n32+i32], f32[2*n32+i32], f32[3*n32+i32]}
 			i32++
-			dst, err = render(dst, k, b)
+			dst, err = render(dst, k, bits32(c))
 		}
 		if err != nil {
 			return dst[:start], err
@@ -392,40 +393,26 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 	return append(dst, text...), nil
 }
 
-func indexMark(b []byte) int {
-	for i, c := range b {
-		if c == Mark {
-			return i
-		}
-	}
-	return -1
+func indexMark(b []byte) int { return bytes.IndexByte(b, Mark) }
+
+// bytes32 and bytes64 are a number's bits as one byte of each column;
+// bits32 and bits64 put them back.
+func bytes32(b uint64) [4]byte {
+	return [4]byte{byte(b >> 23), byte(b>>31)<<7 | byte(b>>16)&0x7f, byte(b >> 8), byte(b)}
 }
 
-// A plane is one column's byte of a number's bits: get takes it out, put
-// puts it back (shifted into place).
-type plane struct {
-	get func(uint64) byte
-	put func(byte) uint64
+func bits32(c [4]byte) uint64 {
+	return uint64(c[0])<<23 | uint64(c[1]>>7)<<31 | uint64(c[1]&0x7f)<<16 | uint64(c[2])<<8 | uint64(c[3])
 }
 
-var planes32 = [4]plane{
-	{func(b uint64) byte { return byte(b >> 23) }, func(c byte) uint64 { return uint64(c) << 23 }},
-	{func(b uint64) byte { return byte(b>>31)<<7 | byte(b>>16)&0x7f },
-		func(c byte) uint64 { return uint64(c>>7)<<31 | uint64(c&0x7f)<<16 }},
-	{func(b uint64) byte { return byte(b >> 8) }, func(c byte) uint64 { return uint64(c) << 8 }},
-	{func(b uint64) byte { return byte(b) }, func(c byte) uint64 { return uint64(c) }},
+func bytes64(b uint64) [8]byte {
+	return [8]byte{byte(b >> 55), byte(b>>52)&7<<5 | byte(b>>63)<<4 | byte(b>>48)&0x0f,
+		byte(b >> 40), byte(b >> 32), byte(b >> 24), byte(b >> 16), byte(b >> 8), byte(b)}
 }
 
-var planes64 = [8]plane{
-	{func(b uint64) byte { return byte(b >> 55) }, func(c byte) uint64 { return uint64(c) << 55 }},
-	{func(b uint64) byte { return byte(b>>52)&7<<5 | byte(b>>63)<<4 | byte(b>>48)&0x0f },
-		func(c byte) uint64 { return uint64(c>>5)<<52 | uint64(c>>4&1)<<63 | uint64(c&0x0f)<<48 }},
-	{func(b uint64) byte { return byte(b >> 40) }, func(c byte) uint64 { return uint64(c) << 40 }},
-	{func(b uint64) byte { return byte(b >> 32) }, func(c byte) uint64 { return uint64(c) << 32 }},
-	{func(b uint64) byte { return byte(b >> 24) }, func(c byte) uint64 { return uint64(c) << 24 }},
-	{func(b uint64) byte { return byte(b >> 16) }, func(c byte) uint64 { return uint64(c) << 16 }},
-	{func(b uint64) byte { return byte(b >> 8) }, func(c byte) uint64 { return uint64(c) << 8 }},
-	{func(b uint64) byte { return byte(b) }, func(c byte) uint64 { return uint64(c) }},
+func bits64(c [8]byte) uint64 {
+	return uint64(c[0])<<55 | uint64(c[1]>>5)<<52 | uint64(c[1]>>4&1)<<63 | uint64(c[1]&0x0f)<<48 |
+		uint64(c[2])<<40 | uint64(c[3])<<32 | uint64(c[4])<<24 | uint64(c[5])<<16 | uint64(c[6])<<8 | uint64(c[7])
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -116,6 +116,20 @@ func TestValues(t *testing.T) {
 	}
 }
 
+// TestBits: the columns' bytes of any bits give the bits back.
+func TestBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		b := r.Uint64()
+		if got := bits64(bytes64(b)); got != b {
+			t.Fatalf("bits64(bytes64(%#x)) = %#x", b, got)
+		}
+		if got := bits32(bytes32(b & 0xffffffff)); got != b&0xffffffff {
+			t.Fatalf("bits32(bytes32(%#x)) = %#x", b&0xffffffff, got)
+		}
+	}
+}
+
 // TestCorrupt: columns that do not fit the text are refused, never a
 // panic.
 func TestCorrupt(t *testing.T) {
@@ -136,10 +150,8 @@ func TestCorrupt(t *testing.T) {
 	}
 	// A float64 of NaN bits, and one whose fixed form is 300 digits.
 	for _, bits := range []uint64{math.Float64bits(math.NaN()), math.Float64bits(1e300), math.Float64bits(math.Inf(-1))} {
-		c := []byte{1, kind64}
-		for _, p := range planes64 {
-			c = append(c, p.get(bits))
-		}
+		b := bytes64(bits)
+		c := append([]byte{1, kind64}, b[:]...)
 		if _, err := Join(nil, []byte{Mark}, c, 1<<20); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("bits %#x: %v, want ErrCorrupt", bits, err)
 		}
