@@ -195,7 +195,7 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 
 // appendSplit appends raw as appendCoded does, or with its numbers split
 // out (coderNumbers) where they are an eighth of its bytes or more and
-// that makes the frame smaller: it is then decoded whole, at ~140 MB/s
+// that makes the frame smaller: it is then decoded whole, at ~170 MB/s
 // for the numbers' part (bench/README.md, "Numbers").
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
 	text, cols, _, taken := numcol.Split(nil, nil, raw)
@@ -216,9 +216,9 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 	body = append(body, f.data...)
 	body = varint.AppendUvarint64(body, uint64(len(cols)))
 	body = e.plain.EncodeAll(cols, body)
-	// Where numbers are most of the bytes the split wins (3.3 bytes a
-	// float32 against ~4.7); between, both are tried (a ppm frame only
-	// where that is cheap).
+	// Where numbers are half the bytes or more the split wins (3.4 bytes
+	// a float32 against ~4.7 as digits); below, both are tried at the
+	// zstd levels, and a ppm frame (seconds to code twice) is split.
 	if taken*2 < len(raw) && e.ppmMemory == 0 {
 		plain, err := e.appendCoded(dst, raw, s, dict, dictBlock)
 		if err != nil || len(plain)-len(dst) <= len(body)+8 {

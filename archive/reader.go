@@ -934,6 +934,13 @@ func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32) ([]b
 		tmpl = tmpl[i+1+k:]
 		id := ref - 1
 		t := int(mark - markString)
+		if t == 1 && below != idTemplate {
+			// In a template (below is its id): its id minus the child's.
+			if ref > below {
+				return dst, corruptf("template %d refers %d templates back", below, ref)
+			}
+			id = below - ref
+		}
 		text, err := x.r.entry(t, id, &x.last[t], x.full)
 		if err != nil {
 			return dst, err

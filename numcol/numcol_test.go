@@ -34,22 +34,40 @@ func TestTaken(t *testing.T) {
 		taken bool
 	}{
 		// Shortest float32 and float64 digits, as languages print them.
-		{"-0.0069292835", true}, {"0.0023064255", true}, {"0.1", true}, {"-0.1", true},
-		{"0.12345678901234566", true}, {"3.141592653589793", true}, {"1.5", true},
-		{"1e-05", true}, {"1e-5", true}, {"1E-5", true}, {"1.0E-5", true}, {"1e+21", true},
-		{"1e21", true}, {"2.5e-07", true}, {"-6.1035156e-05", true}, {"1.0", true}, {"100.0", true},
-		{"0.0", true}, {"-0.0", true}, {"1e0", true}, {"1.7976931348623157e+308", true},
-		{"5e-324", true}, {"1e-45", true}, {"123456.78", true},
+		{"-0.0069292835", true}, {"0.0023064255", true}, {"0.12345678901234566", true},
+		{"3.141592653589793", true}, {"1.2345678e-05", true}, {"1.2345678e-5", true},
+		{"1.2345678E-5", true}, {"1.2345678e+21", true}, {"1.2345678e21", true},
+		{"-6.1035156e-05", true}, {"1234567.0", true}, {"1.7976931348623157e+308", true},
+		{"123456.78", true}, {"-0.31725305", true}, {"0.1234567", true}, {"-0.3172", true},
+		{"1.234e-05", true},
+		// Short numbers, and float64s of fewer digits than bits: cheaper as text.
+		{"0.5", false}, {"1e-05", false}, {"-0.317", false}, {"1.25", false},
+		{"0.123456789012345", false}, {"1.0", false},
 		// Not shortest, not a float, or joined to a word: left in the text.
-		{"0.10", false}, {"1.50", false}, {"0.1000000000000000055511151231257827", false},
-		{"42", false}, {"-7", false}, {"1e-005", false}, {"01.5", false}, {"1.2.3", false},
-		{"v1.5", false}, {"1.5x", false}, {"0.5-0.2", false}, {"1e999", false}, {".5", false},
-		{"1.", false}, {"-", false}, {"1e", false}, {"1e+", false}, {"+1.5", false},
+		{"0.12345670", false}, {"0.1000000000000000055511151231257827", false},
+		{"42", false}, {"-7", false}, {"1.2345678e-005", false}, {"01.2345678", false}, {"1.2.3", false},
+		{"v1.2345678", false}, {"1.2345678x", false}, {"0.5-0.2", false}, {"1e999", false}, {".5", false},
+		{"1.", false}, {"-", false}, {"1e", false}, {"1e+", false}, {"+1.2345678", false},
 		{"0." + strings.Repeat("1", 45), false},
 	} {
 		_, _, n, _ := roundTrip(t, []byte(tc.in))
 		if (n == 1) != tc.taken {
 			t.Errorf("%q: taken %v, want %v", tc.in, n == 1, tc.taken)
+		}
+	}
+}
+
+// TestForms: every way of writing a float, down to one digit, is taken
+// and comes back once the digits' floor is lifted.
+func TestForms(t *testing.T) {
+	defer func(m [2]int) { minDigits = m }(minDigits)
+	minDigits = [2]int{}
+	for _, s := range []string{
+		"0.1", "-0.1", "1.5", "1e-05", "1e-5", "1E-5", "1.0E-5", "1e+21", "1e21", "2.5e-07",
+		"1.0", "100.0", "0.0", "-0.0", "1e0", "5e-324", "1e-45", "0.001", "1e+100", "1.5E+300",
+	} {
+		if _, _, n, _ := roundTrip(t, []byte(s)); n != 1 {
+			t.Errorf("%q not taken", s)
 		}
 	}
 }
@@ -70,7 +88,7 @@ func TestEmbedding(t *testing.T) {
 	}
 	b = append(b, "]}\n"...)
 	text, cols, n, taken := roundTrip(t, b)
-	if n != dim {
+	if n < dim*9/10 {
 		t.Fatalf("took %d numbers of %d", n, dim)
 	}
 	if len(cols) > 5*dim+3 || len(text) > len(b)-taken+n {
@@ -110,7 +128,9 @@ func TestValues(t *testing.T) {
 			continue
 		}
 		_, _, n, _ := roundTrip(t, b)
-		if n != 1 && (bytes.ContainsAny(b, ".e")) {
+		mant, _, _ := bytes.Cut(b, []byte("e"))
+		digits := len(bytes.TrimLeft(bytes.Trim(mant, "-."), "0.")) - bytes.Count(bytes.TrimLeft(bytes.Trim(mant, "-."), "0."), []byte("."))
+		if n != 1 && bytes.ContainsAny(b, ".e") && digits >= 16 {
 			t.Fatalf("%s not taken", b)
 		}
 	}
