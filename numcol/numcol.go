@@ -27,9 +27,10 @@
 //
 // Text: the input with each number taken replaced by [Mark], and each Mark
 // byte of the input also by a Mark (its kind says so). Columns, for the
-// text's n marks:
+// text's n marks (none at all if n is 0):
 //
-//	cols = uvarint n | kind * n | f32 * 4 | f64 * 8
+//	cols = uvarint n | kind * n | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
+//	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7
 //
 // kind is 0xff for a Mark byte of the input, else bits: 0x01 float64
 // (else float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'),
@@ -39,7 +40,10 @@
 // exponent (bits 30-23), the sign and mantissa bits 22-16, bits 15-8,
 // bits 7-0. f64 are the float64 numbers' as eight columns: exponent bits
 // 62-55, exponent bits 54-52 then the sign then mantissa bits 51-48, and
-// the mantissa's other six bytes from the top.
+// the mantissa's other six bytes from the top. The first two columns of
+// each width, which hold the exponent, are Huffman coded (see
+// appendHuffman); the others are the mantissa's low bits, noise, as they
+// are. A caller may compress cols further (the kinds repeat).
 package numcol
 
 import (
@@ -48,6 +52,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/klauspost/compress/huff0"
 
 	"github.com/m2m-go/m2m/varint"
 )
@@ -126,20 +132,120 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	}
 	cols = varint.AppendUvarint64(cols, uint64(len(kinds)))
 	cols = append(cols, kinds...)
-	at := len(cols)
-	cols = append(cols, make([]byte, 4*len(f32)+8*len(f64))...)
-	c32, c64 := cols[at:at+4*len(f32)], cols[at+4*len(f32):]
+	c32 := make([]byte, 4*len(f32))
 	for i, b := range f32 {
 		for p, c := range bytes32(b) {
 			c32[p*len(f32)+i] = c
 		}
 	}
+	c64 := make([]byte, 8*len(f64))
 	for i, b := range f64 {
 		for p, c := range bytes64(b) {
 			c64[p*len(f64)+i] = c
 		}
 	}
+	var s huff0.Scratch
+	for _, c := range [2]struct {
+		b []byte
+		n int
+	}{{c32, len(f32)}, {c64, len(f64)}} {
+		cols = appendHuffman(cols, c.b[:c.n], &s)
+		cols = appendHuffman(cols, c.b[c.n:2*c.n], &s)
+		cols = append(cols, c.b[2*c.n:]...)
+	}
 	return text, cols, len(kinds), taken
+}
+
+// Chunks of a Huffman-coded column: what one huff0 table covers.
+const (
+	chunkSize    = 128 << 10
+	chunkRaw     = 0 // its bytes
+	chunkRLE     = 1 // one byte, repeated
+	chunkHuffman = 2 // uvarint length, then huff0's 4-stream block with its table
+)
+
+// appendHuffman appends column b coded a chunk at a time, after the
+// length of the whole:
+//
+//	coded = uvarint len | (chunkRaw | byte * size, chunkRLE | byte, chunkHuffman | uvarint len | huff0 block)*
+//
+// where size is that of the chunk, chunkSize but for the last. The two
+// columns that hold exponents are coded so; a general coder (zstd at
+// level 3) leaves them as they are, at 8 bits a byte where their entropy
+// is 2.5-4.5 (bench/README.md, "Numbers").
+func appendHuffman(dst, b []byte, s *huff0.Scratch) []byte {
+	var body []byte
+	for len(b) > 0 {
+		c := b[:min(len(b), chunkSize)]
+		b = b[len(c):]
+		out, _, err := huff0.Compress4X(c, s)
+		switch {
+		case err == huff0.ErrUseRLE:
+			body = append(body, chunkRLE, c[0])
+		case err != nil || len(out) >= len(c):
+			body = append(append(body, chunkRaw), c...)
+		default:
+			body = varint.AppendUvarint64(append(body, chunkHuffman), uint64(len(out)))
+			body = append(body, out...)
+		}
+	}
+	dst = varint.AppendUvarint64(dst, uint64(len(body)))
+	return append(dst, body...)
+}
+
+// readHuffman fills col with the column coded at the start of b, and
+// returns the rest of b.
+func readHuffman(col, b []byte, s *huff0.Scratch) ([]byte, error) {
+	n, k, err := varint.Uvarint64(b)
+	if err != nil || n > uint64(len(b)-k) {
+		return nil, corruptf("coded column: %d bytes of %d", n, len(b)-k)
+	}
+	body, rest := b[k:k+int(n)], b[k+int(n):]
+	for len(col) > 0 {
+		size := min(len(col), chunkSize)
+		if len(body) == 0 {
+			return nil, corruptf("coded column cut short")
+		}
+		mode := body[0]
+		body = body[1:]
+		switch mode {
+		case chunkRaw:
+			if len(body) < size {
+				return nil, corruptf("raw chunk cut short")
+			}
+			copy(col, body[:size])
+			body = body[size:]
+		case chunkRLE:
+			if len(body) < 1 {
+				return nil, corruptf("RLE chunk cut short")
+			}
+			for i := range col[:size] {
+				col[i] = body[0]
+			}
+			body = body[1:]
+		case chunkHuffman:
+			m, k, err := varint.Uvarint64(body)
+			if err != nil || m > uint64(len(body)-k) {
+				return nil, corruptf("Huffman chunk of %d bytes in %d", m, len(body)-k)
+			}
+			s, remain, err := huff0.ReadTable(body[k:k+int(m)], s)
+			if err != nil {
+				return nil, corruptf("Huffman table: %v", err)
+			}
+			out, err := s.Decoder().Decompress4X(col[:0:size], remain)
+			if err != nil || len(out) != size {
+				return nil, corruptf("Huffman chunk: %d bytes of %d: %v", len(out), size, err)
+			}
+			body = body[k+int(m):]
+		default:
+			return nil, corruptf("chunk mode %d", mode)
+		}
+		col = col[size:]
+	}
+	if len(body) != 0 {
+		return nil, corruptf("%d bytes after a coded column", len(body))
+	}
+	return rest, nil
 }
 
 // scanNumber matches -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
@@ -369,10 +475,35 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 			n32++
 		}
 	}
-	if want := int(n) + 4*n32 + 8*n64; len(cols) != want {
-		return dst, corruptf("columns of %d bytes, %d numbers need %d", len(cols), n, want)
+	// Each number has a mark in the text: n bounds what is allocated.
+	if n > uint64(len(text)) {
+		return dst, corruptf("%d numbers for %d bytes of text", n, len(text))
 	}
-	f32, f64 := cols[n:n+uint64(4*n32)], cols[n+uint64(4*n32):]
+	cols = cols[n:]
+	f32, f64 := make([]byte, 4*n32), make([]byte, 8*n64)
+	var s huff0.Scratch
+	for _, c := range [2]struct {
+		b []byte
+		n int
+	}{{f32, n32}, {f64, n64}} {
+		if n == 0 {
+			break // no columns at all
+		}
+		var err error
+		if cols, err = readHuffman(c.b[:c.n], cols, &s); err != nil {
+			return dst, err
+		}
+		if cols, err = readHuffman(c.b[c.n:2*c.n], cols, &s); err != nil {
+			return dst, err
+		}
+		if len(cols) < len(c.b)-2*c.n {
+			return dst, corruptf("columns cut short")
+		}
+		cols = cols[copy(c.b[2*c.n:], cols):]
+	}
+	if len(cols) != 0 {
+		return dst, corruptf("%d bytes after the columns", len(cols))
+	}
 	start := len(dst)
 	i32, i64 := 0, 0
 	for _, k := range kinds {
