@@ -198,6 +198,9 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 // that makes the frame smaller: it is then decoded whole, at ~170 MB/s
 // for the numbers' part (bench/README.md, "Numbers").
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
+	if numcol.MaxTaken(raw)*8 < len(raw) {
+		return e.appendCoded(dst, raw, s, dict, dictBlock)
+	}
 	text, cols, _, taken := numcol.Split(nil, nil, raw)
 	if taken*8 < len(raw) {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)

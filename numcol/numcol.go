@@ -248,6 +248,20 @@ func readHuffman(col, b []byte, s *huff0.Scratch) ([]byte, error) {
 	return rest, nil
 }
 
+// MaxTaken is a bound on what Split would take of src, found faster than
+// splitting it (a count of digits): a number taken has four significant
+// digits or more and at most four other bytes, so it is at most twice
+// its digits.
+func MaxTaken(src []byte) int {
+	digits := 0
+	for _, c := range src {
+		if isDigit(c) {
+			digits++
+		}
+	}
+	return 2 * digits
+}
+
 // scanNumber matches -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
 // src[i:], not followed by a byte of a word, and with a fraction or an
 // exponent (integers stay in the text: their digits are what they are).

@@ -14,6 +14,9 @@ import (
 func roundTrip(t testing.TB, src []byte) (text, cols []byte, n, taken int) {
 	t.Helper()
 	text, cols, n, taken = Split(nil, nil, src)
+	if bound := MaxTaken(src); taken > bound {
+		t.Fatalf("Split(%.80q) took %d bytes, MaxTaken says at most %d", src, taken, bound)
+	}
 	got, err := Join(nil, text, cols, len(src))
 	if err != nil {
 		t.Fatalf("Join(Split(%.80q)): %v", src, err)
