@@ -144,7 +144,8 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 			c64[p*len(f64)+i] = c
 		}
 	}
-	var s huff0.Scratch
+	// Every chunk carries its table: none refers to the one before.
+	s := huff0.Scratch{Reuse: huff0.ReusePolicyNone}
 	for _, c := range [2]struct {
 		b []byte
 		n int

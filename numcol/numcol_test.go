@@ -102,6 +102,16 @@ func TestEmbedding(t *testing.T) {
 	}
 }
 
+// TestChunks: columns of several chunks (each with its own Huffman
+// table, however alike) come back.
+func TestChunks(t *testing.T) {
+	src := embeddingLines(120) // 184,320 numbers: two chunks a column
+	_, _, n, _ := roundTrip(t, src)
+	if n <= chunkSize {
+		t.Fatalf("%d numbers: one chunk a column", n)
+	}
+}
+
 // TestMarks: Mark bytes of the input come back as they were, beside
 // numbers and at the ends.
 func TestMarks(t *testing.T) {
