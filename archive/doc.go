@@ -74,13 +74,16 @@
 //
 // A template is JSON text in which 0x01 then a uvarint n stands for the
 // text of string n-1, and 0x02 then a uvarint n for the expansion of
-// template n-1 (n is never 0, so references never hold the byte 0x00). A
-// store frame's raw bytes are its entries, each ended by 0x00: strings as
-// their JSON text (quotes included), templates as above. An object or
-// array of 64 bytes or more is stored as a template, its own values of 64
-// bytes or more stored first, so a template refers only to templates made
-// before it; a reader refuses anything else, and references nested deeper
-// than the JSON may be.
+// template n-1 in a record's skeleton, of template t-n in stored template
+// t (n is never 0, so references never hold the byte 0x00). A store
+// frame's raw bytes are its entries, each ended by 0x00: strings as their
+// JSON text (quotes included), templates as above. An object or array of
+// 64 bytes or more is stored as a template, its own values of 64 bytes or
+// more stored first, so a template refers only to templates made before
+// it; a reader refuses anything else, and references nested deeper than
+// the JSON may be. Within templates the differences t-n are small and
+// recur with the nesting, where ids only grow (a log of logprobs, every
+// token a template: its templates' text a third smaller at zstd -3).
 //
 // The directory starts with the version of the layout, [Version] (3): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
