@@ -21,16 +21,19 @@ const (
 	coderZstd   = 1 // a zstd frame, with the frame named by dict as raw dictionary
 	coderPPM    = 2 // a ppm stream, with the frame named by dict as its dictionary
 
-	// coderNumbers, added to a coder, says the frame's numbers were split
-	// out (package numcol): its data is the text left, coded by the coder,
-	// then the numbers' columns in a zstd frame of their own.
+	// Flags added to a coder: the frame's numbers were split out (package
+	// numcol), its entries shaped (shape.go), or both. Its data is the
+	// text left, coded by the coder, then, with coderNumbers, the
+	// numbers' columns in a zstd frame of their own:
 	//
-	//	data = uvarint text_len | uvarint text_data_len | text_data | uvarint cols_len | cols_data
+	//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | cols_data]
 	coderNumbers = 0x10
+	coderShapes  = 0x20
+	coderFlags   = coderNumbers | coderShapes
 )
 
-// base is the coder of f's text, with or without its numbers split.
-func (f frame) base() byte { return f.coder &^ coderNumbers }
+// base is the coder of f's text, whatever its flags.
+func (f frame) base() byte { return f.coder &^ coderFlags }
 
 // A frame is one compressed stream section: a records block's index or
 // skeletons, or a store block's entries.
@@ -72,7 +75,7 @@ func parseFrame(b []byte, block int) (frame, []byte, error) {
 		v[i], b = x, b[n:]
 	}
 	switch {
-	case f.base() > coderPPM || f.coder == coderNumbers|coderStored && v[0] != 0:
+	case f.base() > coderPPM || f.coder&coderFlags != 0 && f.base() == coderStored && v[0] != 0:
 		return frame{}, nil, corruptf("unknown coder %d", f.coder)
 	case v[1] > maxFrame:
 		return frame{}, nil, corruptf("frame of %d bytes, over the %d a reader accepts", v[1], maxFrame)
@@ -193,17 +196,58 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	return e.appendCoded(dst, raw, s, dict, dictBlock)
 }
 
-// appendSplit appends raw as appendCoded does, or with its numbers split
-// out (coderNumbers) where they are an eighth of its bytes or more and
-// that makes the frame smaller: it is then decoded whole, at ~170 MB/s
-// for the numbers' part (bench/README.md, "Numbers").
+// appendSplit appends raw as appendCoded does, or transformed: with its
+// numbers split out (coderNumbers) where they are an eighth of its bytes
+// or more, and a templates frame shaped (coderShapes). A frame so made is
+// decoded whole; its numbers render at ~170 MB/s (bench/README.md,
+// "Numbers and nesting").
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
-	if numcol.MaxTaken(raw)*8 < len(raw) {
+	shape := s == StreamTemplates && len(raw) > 0 && raw[len(raw)-1] == markEnd
+	var text, cols []byte
+	taken := 0
+	if numcol.MaxTaken(raw)*8 >= len(raw) {
+		text, cols, _, taken = numcol.Split(nil, nil, raw)
+	}
+	numbers := taken*8 >= len(raw) && taken > 0
+	if !numbers && !shape {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)
 	}
-	text, cols, _, taken := numcol.Split(nil, nil, raw)
-	if taken*8 < len(raw) {
-		return e.appendCoded(dst, raw, s, dict, dictBlock)
+	if !numbers {
+		return e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
+	}
+	flags := byte(coderNumbers)
+	if shape {
+		flags |= coderShapes
+	}
+	// Where numbers are half the bytes or more the split wins (3.4 bytes
+	// a float32 against ~4.7 as digits); below, both are tried at the
+	// zstd levels, and a ppm frame (seconds to code twice) is split.
+	if taken*2 < len(raw) && e.ppmMemory == 0 {
+		start := len(dst)
+		var err error
+		if shape {
+			dst, err = e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
+		} else {
+			dst, err = e.appendCoded(dst, raw, s, dict, dictBlock)
+		}
+		if err != nil {
+			return dst, err
+		}
+		split, err := e.appendTransformed(nil, text, cols, len(raw), flags, s, dict, dictBlock)
+		if err != nil || len(split) >= len(dst)-start {
+			return dst, err
+		}
+		return append(dst[:start], split...), nil
+	}
+	return e.appendTransformed(dst, text, cols, len(raw), flags, s, dict, dictBlock)
+}
+
+// appendTransformed appends a frame of flags: text (raw, or what numcol
+// left of it, with its columns cols), shaped if flags say so, coded by
+// the stream's coder; rawLen is what the frame decodes to.
+func (e *frameEncoder) appendTransformed(dst, text, cols []byte, rawLen int, flags byte, s int, dict []byte, dictBlock int) ([]byte, error) {
+	if flags&coderShapes != 0 {
+		text = appendShaped(nil, text)
 	}
 	inner, err := e.appendCoded(nil, text, s, dict, dictBlock)
 	if err != nil {
@@ -217,20 +261,11 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 	body = varint.AppendUvarint64(body, uint64(len(text)))
 	body = varint.AppendUvarint64(body, uint64(len(f.data)))
 	body = append(body, f.data...)
-	body = varint.AppendUvarint64(body, uint64(len(cols)))
-	body = e.plain.EncodeAll(cols, body)
-	// Where numbers are half the bytes or more the split wins (3.4 bytes
-	// a float32 against ~4.7 as digits); below, both are tried at the
-	// zstd levels, and a ppm frame (seconds to code twice) is split.
-	if taken*2 < len(raw) && e.ppmMemory == 0 {
-		plain, err := e.appendCoded(dst, raw, s, dict, dictBlock)
-		if err != nil || len(plain)-len(dst) <= len(body)+8 {
-			return plain, err
-		}
-		dst = plain[:len(dst)]
+	if flags&coderNumbers != 0 {
+		body = varint.AppendUvarint64(body, uint64(len(cols)))
+		body = e.plain.EncodeAll(cols, body)
 	}
-	dst = appendFrameHeader(dst, f.coder|coderNumbers, f.dict, len(raw), len(body))
-	return append(dst, body...), nil
+	return append(appendFrameHeader(dst, f.coder|flags, f.dict, rawLen, len(body)), body...), nil
 }
 
 // appendCoded appends raw as a frame of its stream's coder.
@@ -333,8 +368,8 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (out []byte, complete bool, err error) {
 	n = min(max(n, 0), f.rawLen)
 	start := len(dst)
-	if f.coder&coderNumbers != 0 {
-		out, err := d.decodeNumbers(dst, f, dict)
+	if f.coder&coderFlags != 0 {
+		out, err := d.decodeSplit(dst, f, dict)
 		return out, err == nil, err
 	}
 	switch f.coder {
@@ -383,43 +418,54 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 	}
 }
 
-// decodeNumbers appends the raw bytes of f, a frame with its numbers
-// split out, to dst: always all of them.
-func (d *frameDecoder) decodeNumbers(dst []byte, f frame, dict []byte) ([]byte, error) {
+// decodeSplit appends the raw bytes of f, a frame with its numbers split
+// out or its entries shaped (coderFlags), to dst: always all of them.
+func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, error) {
 	b := f.data
 	var v [2]uint64
 	for i := range v {
 		x, n, err := varint.Uvarint64(b)
 		if err != nil {
-			return dst, corruptf("numbers frame: %v", err)
+			return dst, corruptf("split frame: %v", err)
 		}
 		v[i], b = x, b[n:]
 	}
-	if v[0] > uint64(f.rawLen) || v[1] > uint64(len(b)) {
-		return dst, corruptf("numbers frame: text of %d bytes in %d, of %d bytes in %d", v[0], f.rawLen, v[1], len(b))
+	// Shaped text: a little more than the raw bytes (a 0x00 a leaf, a
+	// shape's number an entry).
+	if v[0] > uint64(4*f.rawLen+64) || v[1] > uint64(len(b)) {
+		return dst, corruptf("split frame: text of %d bytes in %d, of %d bytes in %d", v[0], f.rawLen, v[1], len(b))
 	}
 	text, err := d.decode(nil, frame{coder: f.base(), dict: f.dict, rawLen: int(v[0]), data: b[:v[1]]}, dict)
 	if err != nil {
 		return dst, err
 	}
 	b = b[v[1]:]
-	// A number is 3 bytes or more of raw text and 9 or fewer of columns,
-	// a Mark byte 1 of each.
-	colsLen, n, err := varint.Uvarint64(b)
-	if err != nil || colsLen > uint64(binary.MaxVarintLen64+3*f.rawLen) {
-		return dst, corruptf("numbers frame: columns of %d bytes for %d of text", colsLen, len(text))
-	}
-	cols, err := d.z.DecodeAll(b[n:], make([]byte, 0, colsLen))
-	if err != nil || len(cols) != int(colsLen) {
-		return dst, corruptf("numbers frame: columns decode to %d bytes, not %d: %v", len(cols), colsLen, err)
+	if f.coder&coderShapes != 0 {
+		if text, err = appendUnshaped(nil, text, f.rawLen); err != nil {
+			return dst, err
+		}
 	}
 	start := len(dst)
-	out, err := numcol.Join(growCap(dst, f.rawLen), text, cols, f.rawLen)
-	if err != nil {
-		return dst, corruptf("numbers frame: %v", err)
+	out := append(growCap(dst, f.rawLen), text...)
+	if f.coder&coderNumbers != 0 {
+		// A number is 3 bytes or more of raw text and 9 or fewer of
+		// columns, a Mark byte 1 of each.
+		colsLen, n, err := varint.Uvarint64(b)
+		if err != nil || colsLen > uint64(binary.MaxVarintLen64+3*f.rawLen) {
+			return dst, corruptf("numbers frame: columns of %d bytes for %d of text", colsLen, len(text))
+		}
+		cols, err := d.z.DecodeAll(b[n:], make([]byte, 0, colsLen))
+		if err != nil || len(cols) != int(colsLen) {
+			return dst, corruptf("numbers frame: columns decode to %d bytes, not %d: %v", len(cols), colsLen, err)
+		}
+		if out, err = numcol.Join(out[:start], text, cols, f.rawLen); err != nil {
+			return dst, corruptf("numbers frame: %v", err)
+		}
+	} else if len(b) != 0 {
+		return dst, corruptf("split frame: %d bytes after its text", len(b))
 	}
 	if len(out)-start != f.rawLen {
-		return dst, corruptf("numbers frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
+		return dst, corruptf("split frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
 	}
 	return out[:len(out):len(out)], nil
 }

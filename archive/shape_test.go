@@ -1,0 +1,67 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+)
+
+// TestShapes: entries come back from their shapes, whatever their bytes.
+func TestShapes(t *testing.T) {
+	for _, raw := range []string{
+		"\x00",
+		"{\"a\":1}\x00[1,2,3]\x00{\"a\":2}\x00",
+		"{\"k\":\"v\\\"x\",\"r\":\x02\x85\x01}\x00{\"k\":\"w\",\"r\":\x01\x05}\x00",
+		"\"unended\x00\x02\x80\x00[\x03,\x03]\x00  \x00\"a\"\"b\"c\x00",
+		nasty["repeats"] + "\x00",
+	} {
+		shaped := appendShaped(nil, []byte(raw))
+		got, err := appendUnshaped(nil, shaped, len(raw))
+		if err != nil || string(got) != raw {
+			t.Errorf("%q: got %q, %v", raw, got, err)
+		}
+		if _, err := appendUnshaped(nil, shaped, len(raw)-1); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%q with a limit one short: %v", raw, err)
+		}
+	}
+}
+
+// FuzzShapes: any entries come back; any shaped bytes unshape or fail
+// with ErrCorrupt, within the limit.
+func FuzzShapes(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\x00[1,2,3]\x00{\"a\":2}\x00"), []byte{})
+	f.Add([]byte(nasty["repeats"]+"\x00"), appendShaped(nil, []byte("{\"a\":1}\x00[\"x\",2]\x00")))
+	f.Fuzz(func(t *testing.T, raw, shaped []byte) {
+		if len(raw) > 0 && raw[len(raw)-1] == markEnd {
+			got, err := appendUnshaped(nil, appendShaped(nil, raw), len(raw))
+			if err != nil || !bytes.Equal(got, raw) {
+				t.Fatalf("%q: got %q, %v", raw, got, err)
+			}
+		}
+		const limit = 1 << 12
+		out, err := appendUnshaped(nil, shaped, limit)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("error %v is not ErrCorrupt", err)
+		}
+		if len(out) > limit {
+			t.Fatalf("%d bytes, limit %d", len(out), limit)
+		}
+	})
+}
+
+// BenchmarkUnshape: a templates frame of M2M_TEMPLATES (a templates stream
+// as TestDumpStreams writes it), first 4 MiB.
+func BenchmarkUnshape(b *testing.B) {
+	raw, err := os.ReadFile(os.Getenv("M2M_TEMPLATES"))
+	if err != nil {
+		b.Skip("M2M_TEMPLATES not set")
+	}
+	raw = raw[:bytes.LastIndexByte(raw[:min(len(raw), 4<<20)], markEnd)+1]
+	shaped := appendShaped(nil, raw)
+	b.SetBytes(int64(len(raw)))
+	var out []byte
+	for b.Loop() {
+		out, _ = appendUnshaped(out[:0], shaped, len(raw))
+	}
+}
