@@ -42,18 +42,28 @@
 // (the same answer with another ending, a prompt template with another
 // question) while reading it needs at most two frames decoded.
 //
-// A coder plus 0x10 (17, 18, or 16 with its text stored) is a frame whose
-// decimal numbers were split out by package numcol: data is the text
-// left, coded by that coder (with the frame's dict), then the numbers'
+// A coder plus flags is a frame transformed before its coder: 0x10, its
+// decimal numbers split out by package numcol; 0x20, its entries shaped
+// (templates frames: see below). Its data is the text left, coded by
+// that coder (with the frame's dict), then, with 0x10, the numbers'
 // columns in a zstd frame of their own,
 //
-//	data = uvarint text_len | uvarint text_data_len | text_data | uvarint cols_len | cols_data
+//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | cols_data]
 //
-// and the raw bytes are numcol.Join of the two. The writer splits a frame
-// other than an index whose numbers are an eighth of its bytes or more,
-// where that makes it smaller (always, where they are half of it): the
-// float vectors of embedding responses, about 3.3 bytes a number in place
-// of 4.7 at zstd -19. A reader decodes such a frame whole.
+// and the raw bytes are the text unshaped, then numcol.Join of it and the
+// columns. The writer splits a frame other than an index whose numbers
+// are an eighth of its bytes or more, where that makes it smaller (always,
+// where they are half of it): the float vectors of embedding responses,
+// about 3.4 bytes a number in place of 4.7 at zstd -19. It shapes every
+// templates frame: each entry becomes its shape (its brackets, braces,
+// commas, colons and whitespace, with byte 0x04 for each leaf: a string, a
+// reference, or any other run of bytes) and its leaves, and
+//
+//	shaped  = uvarint shapes | (shape 0x00)* | uvarint entries | uvarint shape * entries | columns
+//	columns = for each shape, for each of its slots: (leaf 0x00) * (entries of that shape)
+//
+// so that the leaves of a slot (keys' values, roles, references) lie side
+// by side. A reader decodes such a frame whole.
 //
 // ends follow the frame they describe (its skeletons, or its entries):
 // steps is raw_len/131072 + 1, and count k is how many of the frame's
