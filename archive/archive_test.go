@@ -135,6 +135,55 @@ func embeddings(n, dim int) string {
 	return string(b)
 }
 
+// logprobs is n JSON lines of chat completions with logprobs: every token
+// an object of the same shape, a template of its own.
+func logprobs(n int) string {
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	tokens := []string{"The", " answer", " is", " to", " reset", " your", " password", "."}
+	var b []byte
+	for i := range n {
+		b = fmt.Appendf(b, `{"id":"chatcmpl-%d","choices":[{"logprobs":{"content":[`, i)
+		for j := range 50 + r.IntN(50) {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			t, u := tokens[r.IntN(len(tokens))], tokens[r.IntN(len(tokens))]
+			b = fmt.Appendf(b, `{"token":%q,"logprob":%.4f,"bytes":[%d],"top_logprobs":[{"token":%q,"logprob":%.3f}]}`,
+				t, -r.ExpFloat64(), t[0], u, -r.ExpFloat64())
+		}
+		b = append(b, "]}}]}\n"...)
+	}
+	return string(b)
+}
+
+// TestShaped: templates frames of many entries of a few shapes are
+// shaped, and come back, at each level.
+func TestShaped(t *testing.T) {
+	in := []byte(logprobs(60))
+	for _, o := range []Options{{}, small, {Level: LevelMax, ModelMemory: 16}} {
+		packed := roundTrip(t, in, o)
+		shaped := 0
+		for _, b := range blocksOf(t, packed) {
+			if b[0] != kindTemplates {
+				continue
+			}
+			_, k1, _ := varint.Uvarint64(b[1:])
+			_, k2, _ := varint.Uvarint64(b[1+k1:])
+			f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.coder&coderShapes != 0 {
+				shaped++
+			}
+		}
+		// Frames of 8 KiB gain less than the tenth that pays for shaping.
+		if shaped == 0 && o.storeFrame == 0 {
+			t.Errorf("level %d: no frame shaped", o.Level)
+		}
+	}
+}
+
 // TestNumbers: frames that are mostly numbers have them split out, at
 // each level, and come back; they are smaller for it.
 func TestNumbers(t *testing.T) {

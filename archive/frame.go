@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -199,47 +200,87 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 // appendSplit appends raw as appendCoded does, or transformed: with its
 // numbers split out (coderNumbers) where they are an eighth of its bytes
 // or more, and a templates frame shaped (coderShapes). A frame so made is
-// decoded whole; its numbers render at ~170 MB/s (bench/README.md,
-// "Numbers and nesting").
+// decoded whole, and its transform undone (bench/README.md, "Numbers and
+// nesting"): numbers render at ~170 MB/s, shapes at ~300-450 MB/s. So at
+// the zstd levels, where decoding runs at ~1 GB/s, a frame is split where
+// that makes it smaller (always, where numbers are half its bytes: 3.4
+// bytes a float32 against ~4.7 as digits) and shaped where that makes it
+// a tenth smaller still (a logprobs log's templates by 40%, dev100's by
+// 4%, which is not worth decoding them 25% slower). At LevelMax, whose
+// ppm frames take seconds to code, and to code twice, both are done
+// wherever they apply.
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
-	shape := s == StreamTemplates && len(raw) > 0 && raw[len(raw)-1] == markEnd
 	var text, cols []byte
 	taken := 0
 	if numcol.MaxTaken(raw)*8 >= len(raw) {
 		text, cols, _, taken = numcol.Split(nil, nil, raw)
 	}
-	numbers := taken*8 >= len(raw) && taken > 0
+	numbers := taken > 0 && taken*8 >= len(raw)
+	shape := s == StreamTemplates && len(raw) > 0 && raw[len(raw)-1] == markEnd
 	if !numbers && !shape {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)
 	}
-	if !numbers {
-		return e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
+	var flags byte
+	if numbers {
+		flags = coderNumbers
+	} else {
+		text = raw
 	}
-	flags := byte(coderNumbers)
-	if shape {
-		flags |= coderShapes
-	}
-	// Where numbers are half the bytes or more the split wins (3.4 bytes
-	// a float32 against ~4.7 as digits); below, both are tried at the
-	// zstd levels, and a ppm frame (seconds to code twice) is split.
-	if taken*2 < len(raw) && e.ppmMemory == 0 {
-		start := len(dst)
-		var err error
+	if e.ppmMemory > 0 {
 		if shape {
-			dst, err = e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
-		} else {
-			dst, err = e.appendCoded(dst, raw, s, dict, dictBlock)
+			flags |= coderShapes
 		}
+		return e.appendTransformed(dst, text, cols, len(raw), flags, s, dict, dictBlock)
+	}
+	if !numbers {
+		if e.shapePays(raw) {
+			return e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
+		}
+		return e.appendCoded(dst, raw, s, dict, dictBlock)
+	}
+	var best []byte // the frame kept so far
+	var err error
+	if !numbers || taken*2 < len(raw) {
+		if best, err = e.appendCoded(nil, raw, s, dict, dictBlock); err != nil {
+			return dst, err
+		}
+	}
+	if numbers {
+		split, err := e.appendTransformed(nil, text, cols, len(raw), flags, s, dict, dictBlock)
 		if err != nil {
 			return dst, err
 		}
-		split, err := e.appendTransformed(nil, text, cols, len(raw), flags, s, dict, dictBlock)
-		if err != nil || len(split) >= len(dst)-start {
+		if best == nil || len(split) < len(best) {
+			best = split
+		}
+	}
+	if shape {
+		shaped, err := e.appendTransformed(nil, text, cols, len(raw), flags|coderShapes, s, dict, dictBlock)
+		if err != nil {
 			return dst, err
 		}
-		return append(dst[:start], split...), nil
+		if len(shaped) < len(best)-len(best)/10 {
+			best = shaped
+		}
 	}
-	return e.appendTransformed(dst, text, cols, len(raw), flags, s, dict, dictBlock)
+	return append(dst, best...), nil
+}
+
+// shapeSample is how much of a templates frame shapePays tries.
+const shapeSample = 512 << 10
+
+// shapePays reports whether shaping raw, a templates frame, makes it a
+// tenth smaller at the zstd levels, judged on its first entries, up to
+// shapeSample bytes of them: coding the whole frame both ways made
+// dev100's compression ~15% slower.
+func (e *frameEncoder) shapePays(raw []byte) bool {
+	sample := raw[:bytes.LastIndexByte(raw[:min(len(raw), shapeSample)], markEnd)+1]
+	if len(sample) == 0 {
+		sample = raw // its first entry is longer
+	}
+	plain := len(e.plain.EncodeAll(sample, nil))
+	shaped := len(e.plain.EncodeAll(appendShaped(nil, sample), nil))
+	return shaped < plain-plain/10
 }
 
 // appendTransformed appends a frame of flags: text (raw, or what numcol
