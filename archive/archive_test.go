@@ -181,6 +181,29 @@ func TestShaped(t *testing.T) {
 		if shaped == 0 && o.storeFrame == 0 {
 			t.Errorf("level %d: no frame shaped", o.Level)
 		}
+		checkTransformCounts(t, in, o, packed, -1, shaped)
+	}
+}
+
+// checkTransformCounts checks that the Writer's counts and the Reader's
+// Contents both count split templates frames split and shaped ones
+// shaped (-1: not checked).
+func checkTransformCounts(t *testing.T, in []byte, o Options, packed []byte, split, shaped int) {
+	t.Helper()
+	_, wc := write(t, in, o, 1000)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, err := r.Contents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []StreamCounts{wc.Streams[StreamTemplates], c.Streams[StreamTemplates]} {
+		if split >= 0 && sc.Split != int64(split) || shaped >= 0 && sc.Shaped != int64(shaped) {
+			t.Errorf("level %d: counts say %d split, %d shaped; the frames %d, %d", o.Level, sc.Split, sc.Shaped, split, shaped)
+		}
 	}
 }
 
@@ -205,6 +228,7 @@ func TestNumbers(t *testing.T) {
 				split++
 			}
 		}
+		checkTransformCounts(t, in, o, packed, split, -1)
 		// Numbers of ~11 bytes as text, 4 bytes of bits and a kind split.
 		if split == 0 || len(packed)*3 > len(in) {
 			t.Errorf("level %d: %d frames split, %d bytes for %d", o.Level, split, len(packed), len(in))

@@ -36,11 +36,7 @@ func (r *Reader) Contents() (*Contents, error) {
 	d := r.decoder()
 	defer r.decs.Put(d)
 	// add counts frame f, of packed bytes header and data, in stream s.
-	add := func(s int, f frame, packed int) {
-		c.Streams[s].Frames++
-		c.Streams[s].Raw += int64(f.rawLen)
-		c.Streams[s].Packed += int64(packed)
-	}
+	add := func(s int, f frame, packed int) { c.Streams[s].add(f.rawLen, packed, f.coder) }
 	for b := range r.ix.Blocks() - 1 {
 		blk, err := r.ix.Block(b)
 		if err != nil {

@@ -49,9 +49,10 @@ type blockJob struct {
 	dict      []byte   // the raw frame raw is compressed against, if any
 	dictBlock int
 	counts    container.Counts
-	body      []byte // the finished block, once compressed
-	buf       []byte // the memory of body
-	packed    [2]int // bytes of the frames, once compressed: index and skeletons, or the store frame
+	body      []byte  // the finished block, once compressed
+	buf       []byte  // the memory of body
+	packed    [2]int  // bytes of the frames, once compressed: index and skeletons, or the store frame
+	coder     [2]byte // and their coders
 	// isDict marks raw as its segment's dictionary, kept until free, the
 	// previous dictionary, can be let go: once this block is written, no
 	// block using it is still being made.
@@ -89,6 +90,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
 		}
+		j.coder[1] = body[at]
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[1] = len(body) - at
 	case kindStrings, kindTemplates:
@@ -102,6 +104,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if body, err = e.appendFrame(body, j.raw, s, j.dict, j.dictBlock); err != nil {
 			return err
 		}
+		j.coder[0] = body[at]
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[0] = len(body) - at
 	case kindDirectory:
@@ -114,19 +117,17 @@ func (j *blockJob) compress(e *frameEncoder) error {
 
 // addTo adds the block to c.
 func (j *blockJob) addTo(c *Counts) {
-	add := func(s int, raw, packed int) {
-		c.Streams[s].Frames++
-		c.Streams[s].Raw += int64(raw)
-		c.Streams[s].Packed += int64(packed)
+	add := func(s int, raw, packed int, coder byte) {
+		c.Streams[s].add(raw, packed, coder)
 	}
 	switch j.kind {
 	case kindRecords:
-		add(StreamIndex, len(j.index), j.packed[0])
-		add(StreamSkeletons, len(j.raw), j.packed[1])
+		add(StreamIndex, len(j.index), j.packed[0], coderZstd)
+		add(StreamSkeletons, len(j.raw), j.packed[1], j.coder[1])
 	case kindStrings:
-		add(StreamStrings, len(j.raw), j.packed[0])
+		add(StreamStrings, len(j.raw), j.packed[0], j.coder[0])
 	case kindTemplates:
-		add(StreamTemplates, len(j.raw), j.packed[0])
+		add(StreamTemplates, len(j.raw), j.packed[0], j.coder[0])
 	}
 	c.Blocks++
 }

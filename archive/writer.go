@@ -110,6 +110,22 @@ type Counts struct {
 type StreamCounts struct {
 	Frames      int64
 	Raw, Packed int64
+	// Split and Shaped count the frames whose numbers were split out
+	// (package numcol) and whose entries were shaped.
+	Split, Shaped int64
+}
+
+// add counts a frame of raw bytes, packed into packed with coder.
+func (c *StreamCounts) add(raw, packed int, coder byte) {
+	c.Frames++
+	c.Raw += int64(raw)
+	c.Packed += int64(packed)
+	if coder&coderNumbers != 0 {
+		c.Split++
+	}
+	if coder&coderShapes != 0 {
+		c.Shaped++
+	}
 }
 
 // The streams of an archive, for Counts and Stats.

@@ -221,6 +221,8 @@ func mergeListing(dst, l *pipeline.Listing) {
 			d.Streams[i].Frames += a.Streams[i].Frames
 			d.Streams[i].Raw += a.Streams[i].Raw
 			d.Streams[i].Packed += a.Streams[i].Packed
+			d.Streams[i].Split += a.Streams[i].Split
+			d.Streams[i].Shaped += a.Streams[i].Shaped
 		}
 	}
 }

@@ -234,6 +234,12 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 			}
 			fmt.Fprintf(w, "  %-10s %7s %12s %12d %6s %6.1f%%\n", "framing", "", "", l.Compressed-packed, "",
 				percentOf(l.Compressed-packed, l.Compressed))
+			for i, sc := range a.Streams {
+				if sc.Split > 0 || sc.Shaped > 0 {
+					fmt.Fprintf(w, "  %s: %d of %d frames with numbers as float columns, %d shaped\n",
+						archive.StreamNames[i], sc.Split, sc.Frames, sc.Shaped)
+				}
+			}
 		}
 	}
 	if l.Archived < l.Records {
