@@ -182,7 +182,7 @@ func (r *Reader) prefetch(tmpl []byte) {
 		f    storeFrame
 		need int
 	}
-	texts := [][]byte{tmpl}
+	texts := []refText{{tmpl, idTemplate}}
 	var wants []want
 	for depth := 0; len(texts) > 0 && depth <= maxDepth+1; depth++ {
 		// The frames this level refers to that are not at hand.
@@ -227,12 +227,12 @@ func (r *Reader) prefetch(tmpl []byte) {
 			load(wants[0].t)
 		}
 		// The next level: the templates this one refers to.
-		var next [][]byte
+		var next []refText
 		var last recent
 		r.refs(texts, func(t int, id uint32) {
 			if t == 1 {
 				if text, err := r.entry(t, id, &last, false); err == nil {
-					next = append(next, text)
+					next = append(next, refText{text, id})
 				}
 			}
 		})
@@ -240,10 +240,18 @@ func (r *Reader) prefetch(tmpl []byte) {
 	}
 }
 
-// refs calls f with the kind and id of each reference in texts (templates
-// or skeletons), up to the first that is not well formed or out of range.
-func (r *Reader) refs(texts [][]byte, f func(t int, id uint32)) {
-	for _, text := range texts {
+// A refText is a skeleton (self idTemplate) or template self's text.
+type refText struct {
+	text []byte
+	self uint32
+}
+
+// refs calls f with the kind and id of each reference in texts, up to the
+// first that is not well formed or out of range: a template refers to
+// templates by its own id minus theirs, as expand reads them.
+func (r *Reader) refs(texts []refText, f func(t int, id uint32)) {
+	for _, rt := range texts {
+		text := rt.text
 		for {
 			i := indexMarker(text)
 			if i == len(text) || text[i] == markEnd {
@@ -254,7 +262,14 @@ func (r *Reader) refs(texts [][]byte, f func(t int, id uint32)) {
 			if err != nil || ref == 0 || ref > r.total[t] {
 				break
 			}
-			f(t, ref-1)
+			id := ref - 1
+			if t == 1 && rt.self != idTemplate {
+				if ref > rt.self {
+					break
+				}
+				id = rt.self - ref
+			}
+			f(t, id)
 			text = text[i+1+k:]
 		}
 	}
