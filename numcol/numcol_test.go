@@ -163,6 +163,34 @@ func TestBits(t *testing.T) {
 	}
 }
 
+// TestRenderFixed: render's fixed form, strconv's, is what renderDigits
+// makes of the exponent form's digits, for floats of every size.
+func TestRenderFixed(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range 100000 {
+		bits := r.Uint64()
+		k := byte(kind64) | byte(i&1)*kindDot0
+		if i&2 != 0 {
+			bits &= 0xffffffff
+			k &^= kind64
+		}
+		if i&4 != 0 { // mostly the numbers of embeddings and logprobs
+			bits = math.Float64bits(r.NormFloat64() * math.Pow(10, float64(r.IntN(12)-8)))
+			if k&kind64 == 0 {
+				bits = uint64(math.Float32bits(float32(math.Float64frombits(bits))))
+			}
+		}
+		slow, err1 := renderDigits(nil, k, bits)
+		fast, err2 := render(nil, k, bits)
+		if (err1 == nil) != (err2 == nil) || err1 == nil && !bytes.Equal(fast, slow) {
+			if err2 == nil && err1 != nil && len(fast) > maxNumber {
+				continue // beyond what a number taken can be: never rendered from a valid stream
+			}
+			t.Fatalf("kind %#x bits %#x: render %q (%v), renderDigits %q (%v)", k, bits, fast, err2, slow, err1)
+		}
+	}
+}
+
 // TestCorrupt: columns that do not fit the text are refused, never a
 // panic.
 func TestCorrupt(t *testing.T) {
