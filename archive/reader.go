@@ -246,9 +246,19 @@ type refText struct {
 	self uint32
 }
 
+// refID returns the id of the entry of kind t that reference ref names in
+// the text of template self (idTemplate: a record's skeleton): ref-1, but
+// in a template a template's id is self minus ref. ok is false for a
+// reference that names none.
+func refID(t int, ref, self uint32) (id uint32, ok bool) {
+	if t == 1 && self != idTemplate {
+		return self - ref, ref != 0 && ref <= self
+	}
+	return ref - 1, ref != 0
+}
+
 // refs calls f with the kind and id of each reference in texts, up to the
-// first that is not well formed or out of range: a template refers to
-// templates by its own id minus theirs, as expand reads them.
+// first that is not well formed or out of range (ids as refID reads them).
 func (r *Reader) refs(texts []refText, f func(t int, id uint32)) {
 	for _, rt := range texts {
 		text := rt.text
@@ -259,15 +269,12 @@ func (r *Reader) refs(texts []refText, f func(t int, id uint32)) {
 			}
 			ref, k, err := varint.Uvarint(text[i+1:])
 			t := int(text[i] - markString)
-			if err != nil || ref == 0 || ref > r.total[t] {
+			if err != nil || ref > r.total[t] {
 				break
 			}
-			id := ref - 1
-			if t == 1 && rt.self != idTemplate {
-				if ref > rt.self {
-					break
-				}
-				id = rt.self - ref
+			id, ok := refID(t, ref, rt.self)
+			if !ok {
+				break
 			}
 			f(t, id)
 			text = text[i+1+k:]
@@ -943,19 +950,12 @@ func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32) ([]b
 			return dst, corruptf("entry end in a template")
 		}
 		ref, k, err := varint.Uvarint(tmpl[i+1:])
-		if err != nil || ref == 0 {
+		t := int(mark - markString)
+		id, ok := refID(t, ref, below)
+		if err != nil || !ok {
 			return dst, corruptf("bad reference")
 		}
 		tmpl = tmpl[i+1+k:]
-		id := ref - 1
-		t := int(mark - markString)
-		if t == 1 && below != idTemplate {
-			// In a template (below is its id): its id minus the child's.
-			if ref > below {
-				return dst, corruptf("template %d refers %d templates back", below, ref)
-			}
-			id = below - ref
-		}
 		text, err := x.r.entry(t, id, &x.last[t], x.full)
 		if err != nil {
 			return dst, err
