@@ -220,42 +220,34 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 	if !numbers && !shape {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)
 	}
-	var flags byte
-	if numbers {
-		flags = coderNumbers
-	} else {
-		text = raw
+	if !numbers {
+		if e.ppmMemory > 0 || e.shapePays(raw) {
+			return e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
+		}
+		return e.appendCoded(dst, raw, s, dict, dictBlock)
 	}
 	if e.ppmMemory > 0 {
+		flags := byte(coderNumbers)
 		if shape {
 			flags |= coderShapes
 		}
 		return e.appendTransformed(dst, text, cols, len(raw), flags, s, dict, dictBlock)
 	}
-	if !numbers {
-		if e.shapePays(raw) {
-			return e.appendTransformed(dst, raw, nil, len(raw), coderShapes, s, dict, dictBlock)
-		}
-		return e.appendCoded(dst, raw, s, dict, dictBlock)
+	best, err := e.appendTransformed(nil, text, cols, len(raw), coderNumbers, s, dict, dictBlock)
+	if err != nil {
+		return dst, err
 	}
-	var best []byte // the frame kept so far
-	var err error
-	if !numbers || taken*2 < len(raw) {
-		if best, err = e.appendCoded(nil, raw, s, dict, dictBlock); err != nil {
-			return dst, err
-		}
-	}
-	if numbers {
-		split, err := e.appendTransformed(nil, text, cols, len(raw), flags, s, dict, dictBlock)
+	if taken*2 < len(raw) {
+		plain, err := e.appendCoded(nil, raw, s, dict, dictBlock)
 		if err != nil {
 			return dst, err
 		}
-		if best == nil || len(split) < len(best) {
-			best = split
+		if len(plain) <= len(best) {
+			best = plain
 		}
 	}
 	if shape {
-		shaped, err := e.appendTransformed(nil, text, cols, len(raw), flags|coderShapes, s, dict, dictBlock)
+		shaped, err := e.appendTransformed(nil, text, cols, len(raw), coderNumbers|coderShapes, s, dict, dictBlock)
 		if err != nil {
 			return dst, err
 		}
@@ -487,8 +479,13 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 		}
 	}
 	start := len(dst)
-	out := append(growCap(dst, f.rawLen), text...)
-	if f.coder&coderNumbers != 0 {
+	out := growCap(dst, f.rawLen)
+	if f.coder&coderNumbers == 0 {
+		if len(b) != 0 {
+			return dst, corruptf("split frame: %d bytes after its text", len(b))
+		}
+		out = append(out, text...)
+	} else {
 		// A number is 3 bytes or more of raw text and 9 or fewer of
 		// columns, a Mark byte 1 of each.
 		colsLen, n, err := varint.Uvarint64(b)
@@ -499,11 +496,9 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 		if err != nil || len(cols) != int(colsLen) {
 			return dst, corruptf("numbers frame: columns decode to %d bytes, not %d: %v", len(cols), colsLen, err)
 		}
-		if out, err = numcol.Join(out[:start], text, cols, f.rawLen); err != nil {
+		if out, err = numcol.Join(out, text, cols, f.rawLen); err != nil {
 			return dst, corruptf("numbers frame: %v", err)
 		}
-	} else if len(b) != 0 {
-		return dst, corruptf("split frame: %d bytes after its text", len(b))
 	}
 	if len(out)-start != f.rawLen {
 		return dst, corruptf("split frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
