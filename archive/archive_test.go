@@ -162,27 +162,35 @@ func TestShaped(t *testing.T) {
 	in := []byte(logprobs(60))
 	for _, o := range []Options{{}, small, {Level: LevelMax, ModelMemory: 16}} {
 		packed := roundTrip(t, in, o)
-		shaped := 0
-		for _, b := range blocksOf(t, packed) {
-			if b[0] != kindTemplates {
-				continue
-			}
-			_, k1, _ := varint.Uvarint64(b[1:])
-			_, k2, _ := varint.Uvarint64(b[1+k1:])
-			f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.coder&coderShapes != 0 {
-				shaped++
-			}
-		}
+		shaped := templateFrames(t, packed, coderShapes)
 		// Frames of 8 KiB gain less than the tenth that pays for shaping.
 		if shaped == 0 && o.storeFrame == 0 {
 			t.Errorf("level %d: no frame shaped", o.Level)
 		}
 		checkTransformCounts(t, in, o, packed, -1, shaped)
 	}
+}
+
+// templateFrames counts the templates frames of packed whose coder has
+// flag.
+func templateFrames(t *testing.T, packed []byte, flag byte) int {
+	t.Helper()
+	n := 0
+	for _, b := range blocksOf(t, packed) {
+		if b[0] != kindTemplates {
+			continue
+		}
+		_, k1, _ := varint.Uvarint64(b[1:])
+		_, k2, _ := varint.Uvarint64(b[1+k1:])
+		f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.coder&flag != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // checkTransformCounts checks that the Writer's counts and the Reader's
@@ -213,21 +221,7 @@ func TestNumbers(t *testing.T) {
 	in := []byte(embeddings(40, 1536))
 	for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
 		packed := roundTrip(t, in, o)
-		split := 0
-		for _, b := range blocksOf(t, packed) {
-			if b[0] != kindTemplates {
-				continue
-			}
-			_, k1, _ := varint.Uvarint64(b[1:])
-			_, k2, _ := varint.Uvarint64(b[1+k1:])
-			f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.coder&coderNumbers != 0 {
-				split++
-			}
-		}
+		split := templateFrames(t, packed, coderNumbers)
 		checkTransformCounts(t, in, o, packed, split, -1)
 		// Numbers of ~11 bytes as text, 4 bytes of bits and a kind split.
 		if split == 0 || len(packed)*3 > len(in) {

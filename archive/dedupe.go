@@ -117,17 +117,14 @@ func (j *blockJob) compress(e *frameEncoder) error {
 
 // addTo adds the block to c.
 func (j *blockJob) addTo(c *Counts) {
-	add := func(s int, raw, packed int, coder byte) {
-		c.Streams[s].add(raw, packed, coder)
-	}
 	switch j.kind {
 	case kindRecords:
-		add(StreamIndex, len(j.index), j.packed[0], coderZstd)
-		add(StreamSkeletons, len(j.raw), j.packed[1], j.coder[1])
+		c.Streams[StreamIndex].add(len(j.index), j.packed[0], coderZstd)
+		c.Streams[StreamSkeletons].add(len(j.raw), j.packed[1], j.coder[1])
 	case kindStrings:
-		add(StreamStrings, len(j.raw), j.packed[0], j.coder[0])
+		c.Streams[StreamStrings].add(len(j.raw), j.packed[0], j.coder[0])
 	case kindTemplates:
-		add(StreamTemplates, len(j.raw), j.packed[0], j.coder[0])
+		c.Streams[StreamTemplates].add(len(j.raw), j.packed[0], j.coder[0])
 	}
 	c.Blocks++
 }
