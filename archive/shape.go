@@ -2,6 +2,8 @@ package archive
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 
 	"github.com/m2m-go/m2m/varint"
 )
@@ -136,81 +138,144 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	// Each shape as its pieces of structure between slots.
-	pieces := make([][][]byte, nShapes)
+	// Each shape as its pieces of structure between slots, spans of
+	// shaped: shape k's are pieces[slots[k]+k : slots[k+1]+k+1].
+	var pieces []span
 	slots := make([]int, nShapes+1) // first slot of each shape, over all shapes
-	for k := range pieces {
+	for k := range nShapes {
 		n := bytes.IndexByte(p, 0)
 		if n < 0 {
 			return dst, corruptf("shaped frame: shape %d not ended", k)
 		}
-		pieces[k] = bytes.Split(p[:n], []byte{slotByte})
-		p = p[n+1:]
-		slots[k+1] = slots[k] + len(pieces[k]) - 1
+		at := int32(len(shaped) - len(p))
+		for _, c := range p[:n] {
+			if c == slotByte {
+				pieces = append(pieces, span{at, int32(len(shaped) - len(p))})
+				at = int32(len(shaped)-len(p)) + 1
+				slots[k+1]++
+			}
+			p = p[1:]
+		}
+		pieces = append(pieces, span{at, int32(len(shaped) - len(p))})
+		p = p[1:]
+		slots[k+1] += slots[k]
 	}
 	nEntries, err := count("entries")
 	if err != nil {
 		return dst, err
 	}
-	ids := make([]int, nEntries)
+	ids := make([]int32, nEntries)
 	uses := make([]int, nShapes)
 	for i := range ids {
-		if ids[i], err = count("shape of an entry"); err != nil {
-			return dst, err
+		// A shape's number is bounded by the shapes, not by the bytes
+		// left: entries without leaves leave no columns after it.
+		v, n, err := varint.Uvarint64(p)
+		if err != nil || v >= uint64(nShapes) {
+			return dst, corruptf("shaped frame: shape %d of %d", v, nShapes)
 		}
-		if ids[i] >= nShapes {
-			return dst, corruptf("shaped frame: shape %d of %d", ids[i], nShapes)
-		}
-		uses[ids[i]]++
+		p = p[n:]
+		ids[i] = int32(v)
+		uses[v]++
 	}
-	// Where each leaf ends, slot by slot; cur is each slot's next leaf.
+	// How many leaves the entries' shapes make.
 	var leaves int64 // in int64: uses times slots overflows a 32-bit int
-	for k := range pieces {
+	for k := range nShapes {
 		leaves += int64(uses[k]) * int64(slots[k+1]-slots[k])
-		if leaves > int64(len(shaped)) {
+		if leaves > int64(len(p)) {
 			return dst, corruptf("shaped frame: leaves cut short") // each takes a byte or more
 		}
 	}
-	ends := make([]int32, leaves)
-	cur := make([]int, slots[nShapes])
+	// The leaves lie one after another, slot after slot, so the i-th 0x00
+	// after the shapes ends leaf i; next is each slot's next leaf.
 	colStart := len(shaped) - len(p)
-	at, i := colStart, 0
-	for k := range pieces {
+	ends, err := zeroes(make([]int32, 1, leaves+1), shaped, colStart)
+	if err != nil {
+		return dst, err
+	}
+	if int64(len(ends)-1) != leaves {
+		return dst, corruptf("shaped frame: %d leaves, its shapes make %d", len(ends)-1, leaves)
+	}
+	if leaves > 0 && int(ends[leaves]) != len(shaped)-1 || leaves == 0 && colStart != len(shaped) {
+		return dst, corruptf("shaped frame: bytes after the leaves")
+	}
+	ends[0] = int32(colStart - 1) // so leaf i is shaped[ends[i]+1 : ends[i+1]]
+	next := make([]int, slots[nShapes])
+	i := 0
+	for k := range nShapes {
 		for s := slots[k]; s < slots[k+1]; s++ {
-			cur[s] = i
-			for range uses[k] {
-				j := at
-				for j < len(shaped) && shaped[j] != 0 {
-					j++
-				}
-				if j == len(shaped) {
-					return dst, corruptf("shaped frame: leaves cut short")
-				}
-				ends[i] = int32(j)
-				i, at = i+1, j+1
-			}
+			next[s] = i
+			i += uses[k]
 		}
 	}
-	if at != len(shaped) {
-		return dst, corruptf("shaped frame: %d bytes after the leaves", len(shaped)-at)
-	}
+	// Written into o, dst's room, by put: leaves and pieces are a few
+	// bytes each, and calls to copy cost more than copying them.
 	start := len(dst)
-	for _, k := range ids {
-		s := slots[k]
-		dst = append(dst, pieces[k][0]...)
-		for _, piece := range pieces[k][1:] {
-			i := cur[s] // leaves lie in the order of ends, one after another
-			from := colStart
-			if i > 0 {
-				from = int(ends[i-1]) + 1
-			}
-			dst = append(append(dst, shaped[from:ends[i]]...), piece...)
-			cur[s]++
-			s++
+	o := growCap(dst, limit+16)
+	o = o[:cap(o)]
+	w := start
+	put := func(from, to int32) bool {
+		if n := int(to - from); n <= 8 && int(from)+8 <= len(shaped) && w+8 <= len(o) {
+			binary.LittleEndian.PutUint64(o[w:], binary.LittleEndian.Uint64(shaped[from:]))
+			w += n
+			return true
 		}
-		dst = append(dst, markEnd)
-		if len(dst)-start > limit {
-			return dst[:start], corruptf("shaped frame longer than %d bytes", limit)
+		if w+int(to-from) > len(o) {
+			return false
+		}
+		w += copy(o[w:], shaped[from:to])
+		return true
+	}
+	for _, k := range ids {
+		pc := slots[k] + int(k)
+		ok := put(pieces[pc].from, pieces[pc].to)
+		for s := slots[k]; s < slots[k+1]; s++ {
+			i := next[s]
+			next[s]++
+			pc++
+			ok = ok && put(ends[i]+1, ends[i+1]) && put(pieces[pc].from, pieces[pc].to)
+		}
+		if !ok || w == len(o) {
+			return dst, corruptf("shaped frame longer than %d bytes", limit)
+		}
+		o[w] = markEnd
+		w++
+		if w-start > limit {
+			return dst, corruptf("shaped frame longer than %d bytes", limit)
+		}
+	}
+	return o[:w], nil
+}
+
+// span is the bytes [from, to) of a slice.
+type span struct{ from, to int32 }
+
+// zeroes appends to dst the offsets of the bytes 0x00 in b[from:], eight
+// bytes at a time, and fails past cap(dst) of them: a frame whose leaves
+// are shorter than its shapes say.
+func zeroes(dst []int32, b []byte, from int) ([]int32, error) {
+	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	i := from
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// The high bit of each byte of z is set where that byte is 0x00
+		// (exactly: no borrow crosses bytes).
+		z := ^((x&lo7 + lo7) | x) & hi
+		if z == 0 {
+			continue
+		}
+		if len(dst)+bits.OnesCount64(z) > cap(dst) {
+			return dst, corruptf("shaped frame: more leaves than its shapes make")
+		}
+		for ; z != 0; z &= z - 1 {
+			dst = append(dst, int32(i+bits.TrailingZeros64(z)/8))
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == 0 {
+			if len(dst) == cap(dst) {
+				return dst, corruptf("shaped frame: more leaves than its shapes make")
+			}
+			dst = append(dst, int32(i))
 		}
 	}
 	return dst, nil
