@@ -371,6 +371,8 @@ type frameDecoder struct {
 	// A frame with a dictionary decodes into spliced: its dictionary's
 	// bytes, then its own. Kept for the next.
 	spliced []byte
+	unshape unshaper
+	join    numcol.Joiner
 }
 
 func newFrameDecoder() (*frameDecoder, error) {
@@ -479,7 +481,7 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 	b = b[v[1]:]
 	if f.coder&coderShapes != 0 {
 		shaped := text
-		text, err = appendUnshaped(getBuf(f.rawLen), shaped, f.rawLen)
+		text, err = d.unshape.append(getBuf(f.rawLen), shaped, f.rawLen)
 		putBuf(shaped)
 		if err != nil {
 			return dst, err
@@ -504,7 +506,7 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 		if err != nil || len(cols) != int(colsLen) {
 			return dst, corruptf("numbers frame: columns decode to %d bytes, not %d: %v", len(cols), colsLen, err)
 		}
-		if out, err = numcol.Join(out, text, cols, f.rawLen); err != nil {
+		if out, err = d.join.Join(out, text, cols, f.rawLen); err != nil {
 			return dst, corruptf("numbers frame: %v", err)
 		}
 	}

@@ -122,9 +122,29 @@ func appendShaped(dst, raw []byte) []byte {
 	return dst
 }
 
-// appendUnshaped appends the entries of shaped to dst, each ended by
-// 0x00, up to limit bytes; it fails if shaped is malformed.
-func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
+// unshaper undoes appendShaped. Its tables are kept from frame to frame:
+// a frame of small leaves has a few MiB of them, fresh memory each time
+// otherwise.
+type unshaper struct {
+	pieces            []span
+	slots, uses, next []int
+	ids, ends         []int32
+}
+
+// span is the bytes [from, to) of a slice.
+type span struct{ from, to int32 }
+
+// resize returns s with length n, reusing its memory where it has room.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// append appends the entries of shaped to dst, each ended by 0x00, up to
+// limit bytes; it fails if shaped is malformed.
+func (u *unshaper) append(dst, shaped []byte, limit int) ([]byte, error) {
 	p := shaped
 	count := func(what string) (int, error) {
 		v, n, err := varint.Uvarint64(p)
@@ -140,8 +160,9 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 	}
 	// Each shape as its pieces of structure between slots, spans of
 	// shaped: shape k's are pieces[slots[k]+k : slots[k+1]+k+1].
-	var pieces []span
-	slots := make([]int, nShapes+1) // first slot of each shape, over all shapes
+	pieces := u.pieces[:0]
+	slots := resize(u.slots, nShapes+1) // first slot of each shape, over all shapes
+	clear(slots)
 	for k := range nShapes {
 		n := bytes.IndexByte(p, 0)
 		if n < 0 {
@@ -164,8 +185,10 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	ids := make([]int32, nEntries)
-	uses := make([]int, nShapes)
+	u.pieces = pieces
+	ids := resize(u.ids, nEntries)
+	uses := resize(u.uses, nShapes)
+	clear(uses)
 	for i := range ids {
 		// A shape's number is bounded by the shapes, not by the bytes
 		// left: entries without leaves leave no columns after it.
@@ -188,7 +211,7 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 	// The leaves lie one after another, slot after slot, so the i-th 0x00
 	// after the shapes ends leaf i; next is each slot's next leaf.
 	colStart := len(shaped) - len(p)
-	ends, err := zeroes(make([]int32, 1, leaves+1), shaped, colStart)
+	ends, err := zeroes(resize(u.ends, int(leaves)+1)[:1:leaves+1], shaped, colStart)
 	if err != nil {
 		return dst, err
 	}
@@ -199,7 +222,7 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 		return dst, corruptf("shaped frame: bytes after the leaves")
 	}
 	ends[0] = int32(colStart - 1) // so leaf i is shaped[ends[i]+1 : ends[i+1]]
-	next := make([]int, slots[nShapes])
+	next := resize(u.next, slots[nShapes])
 	i := 0
 	for k := range nShapes {
 		for s := slots[k]; s < slots[k+1]; s++ {
@@ -207,6 +230,7 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 			i += uses[k]
 		}
 	}
+	u.slots, u.ids, u.uses, u.ends, u.next = slots, ids, uses, ends, next
 	// Written into o, dst's room, by put: leaves and pieces are a few
 	// bytes each, and calls to copy cost more than copying them.
 	start := len(dst)
@@ -245,9 +269,6 @@ func appendUnshaped(dst, shaped []byte, limit int) ([]byte, error) {
 	}
 	return o[:w], nil
 }
-
-// span is the bytes [from, to) of a slice.
-type span struct{ from, to int32 }
 
 // zeroes appends to dst the offsets of the bytes 0x00 in b[from:], eight
 // bytes at a time, and fails past cap(dst) of them: a frame whose leaves

@@ -18,11 +18,11 @@ func TestShapes(t *testing.T) {
 		nasty["repeats"] + "\x00",
 	} {
 		shaped := appendShaped(nil, []byte(raw))
-		got, err := appendUnshaped(nil, shaped, len(raw))
+		got, err := new(unshaper).append(nil, shaped, len(raw))
 		if err != nil || string(got) != raw {
 			t.Errorf("%q: got %q, %v", raw, got, err)
 		}
-		if _, err := appendUnshaped(nil, shaped, len(raw)-1); !errors.Is(err, ErrCorrupt) {
+		if _, err := new(unshaper).append(nil, shaped, len(raw)-1); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%q with a limit one short: %v", raw, err)
 		}
 	}
@@ -33,20 +33,25 @@ func TestShapes(t *testing.T) {
 func FuzzShapes(f *testing.F) {
 	f.Add([]byte("{\"a\":1}\x00[1,2,3]\x00{\"a\":2}\x00"), []byte{})
 	f.Add([]byte(nasty["repeats"]+"\x00"), appendShaped(nil, []byte("{\"a\":1}\x00[\"x\",2]\x00")))
+	var used unshaper // kept across inputs, as a reader keeps one across frames
 	f.Fuzz(func(t *testing.T, raw, shaped []byte) {
 		if len(raw) > 0 && raw[len(raw)-1] == markEnd {
-			got, err := appendUnshaped(nil, appendShaped(nil, raw), len(raw))
+			got, err := new(unshaper).append(nil, appendShaped(nil, raw), len(raw))
 			if err != nil || !bytes.Equal(got, raw) {
 				t.Fatalf("%q: got %q, %v", raw, got, err)
 			}
 		}
 		const limit = 1 << 12
-		out, err := appendUnshaped(nil, shaped, limit)
+		out, err := new(unshaper).append(nil, shaped, limit)
 		if err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("error %v is not ErrCorrupt", err)
 		}
 		if len(out) > limit {
 			t.Fatalf("%d bytes, limit %d", len(out), limit)
+		}
+		again, err2 := used.append(nil, shaped, limit)
+		if !bytes.Equal(again, out) || (err == nil) != (err2 == nil) {
+			t.Fatalf("a used unshaper gave %.40q, %v; a new one %.40q, %v", again, err2, out, err)
 		}
 	})
 }
@@ -62,8 +67,9 @@ func BenchmarkUnshape(b *testing.B) {
 	shaped := appendShaped(nil, raw)
 	b.SetBytes(int64(len(raw)))
 	var out []byte
+	var u unshaper
 	for b.Loop() {
-		out, _ = appendUnshaped(out[:0], shaped, len(raw))
+		out, _ = u.append(out[:0], shaped, len(raw))
 	}
 }
 

@@ -487,6 +487,21 @@ func renderDigits(dst []byte, k byte, bits uint64) ([]byte, error) {
 // are malformed or do not match the text's marks, or if the output would
 // be longer than limit bytes: a reader bounds what it makes.
 func Join(dst, text, cols []byte, limit int) ([]byte, error) {
+	var j Joiner
+	return j.Join(dst, text, cols, limit)
+}
+
+// A Joiner joins numbers back into text as Join does, keeping the memory
+// of its columns and Huffman tables for the next call: a reader joining
+// frame after frame asks for no new memory. Its zero value is ready; one
+// goroutine uses it at a time.
+type Joiner struct {
+	f32, f64 []byte
+	s        huff0.Scratch
+}
+
+// Join is the package's Join, with j's memory.
+func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 	var n uint64
 	if len(cols) > 0 {
 		var k int
@@ -517,8 +532,8 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d numbers for %d bytes of text", n, len(text))
 	}
 	cols = cols[n:]
-	f32, f64 := make([]byte, 4*n32), make([]byte, 8*n64)
-	var s huff0.Scratch
+	j.f32, j.f64 = grow(j.f32, 4*n32), grow(j.f64, 8*n64)
+	f32, f64, s := j.f32, j.f64, &j.s
 	for _, c := range [2]struct {
 		b []byte
 		n int
@@ -527,10 +542,10 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 			break // no columns at all
 		}
 		var err error
-		if cols, err = readHuffman(c.b[:c.n], cols, &s); err != nil {
+		if cols, err = readHuffman(c.b[:c.n], cols, s); err != nil {
 			return dst, err
 		}
-		if cols, err = readHuffman(c.b[c.n:2*c.n], cols, &s); err != nil {
+		if cols, err = readHuffman(c.b[c.n:2*c.n], cols, s); err != nil {
 			return dst, err
 		}
 		if len(cols) < len(c.b)-2*c.n {
@@ -580,6 +595,14 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst[:start], corruptf("text longer than %d bytes", limit)
 	}
 	return append(dst, text...), nil
+}
+
+// grow returns b with length n, reusing its memory where it has room.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
 }
 
 func indexMark(b []byte) int { return bytes.IndexByte(b, Mark) }

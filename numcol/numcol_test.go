@@ -239,6 +239,7 @@ func FuzzJoin(f *testing.F) {
 		}
 		f.Add(text, cols)
 	}
+	var j Joiner // kept across inputs, as a reader keeps one across frames
 	f.Fuzz(func(t *testing.T, text, cols []byte) {
 		const limit = 1 << 12
 		out, err := Join(nil, text, cols, limit)
@@ -247,6 +248,10 @@ func FuzzJoin(f *testing.F) {
 		}
 		if len(out) > limit {
 			t.Fatalf("%d bytes out, limit %d", len(out), limit)
+		}
+		again, err2 := j.Join(nil, text, cols, limit)
+		if !bytes.Equal(again, out) || (err == nil) != (err2 == nil) {
+			t.Fatalf("a used Joiner gave %.40q, %v; a new one %.40q, %v", again, err2, out, err)
 		}
 	})
 }
@@ -265,8 +270,9 @@ func BenchmarkJoin(b *testing.B) {
 	text, cols, _, _ := Split(nil, nil, src)
 	b.SetBytes(int64(len(src)))
 	var out []byte
+	var j Joiner
 	for b.Loop() {
-		out, _ = Join(out[:0], text, cols, len(src))
+		out, _ = j.Join(out[:0], text, cols, len(src))
 	}
 }
 
