@@ -10,8 +10,11 @@
 // to an LZ or context-model coder (about 4.7 bytes a number at zstd -19)
 // but whose bits are 23 bits of mantissa, a sign and a narrow exponent
 // (about 3.3 bytes a number once the exponent column is entropy coded).
-// It knows nothing of JSON or archives: package archive splits a frame's
-// raw bytes with it when numbers are much of them.
+// Vectors of float32s sent as base64 (an embedding API's
+// encoding_format "base64") go to the same columns, a mark a vector: as
+// text they cost about 6 bits a character at any LZ level, 32 bits a
+// number. It knows nothing of JSON or archives: package archive splits a
+// frame's raw bytes with it when numbers are much of them.
 //
 // A number is taken only if writing its value back gives the same bytes:
 // the shortest digits of its float32 or float64 (strconv's shortest
@@ -29,14 +32,17 @@
 // byte of the input also by a Mark (its kind says so). Columns, for the
 // text's n marks (none at all if n is 0):
 //
-//	cols = uvarint n | kind * n | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
+//	cols = uvarint n | kind * n | uvarint count * vectors | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
 //	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7
 //
-// kind is 0xff for a Mark byte of the input, else bits: 0x01 float64
+// kind is 0xff for a Mark byte of the input, 0xfe for a vector (its
+// count of float32s, in order, follows the kinds; see appendVector for
+// what is taken as one), else bits: 0x01 float64
 // (else float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'),
 // 0x08 '+' before an exponent that is not negative, 0x10 exponent of at
 // least two digits, 0x20 ".0" after a mantissa without fraction digits.
-// f32 are the float32 numbers' bits as four columns of one byte a number: the
+// f32 are the float32 numbers' bits, a vector's in its place among them,
+// as four columns of one byte a number: the
 // exponent (bits 30-23), the sign and mantissa bits 22-16, bits 15-8,
 // bits 7-0. f64 are the float64 numbers' as eight columns: exponent bits
 // 62-55, exponent bits 54-52 then the sign then mantissa bits 51-48, and
@@ -48,6 +54,8 @@ package numcol
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -64,14 +72,15 @@ const Mark = 0x03
 
 // Bits of a kind.
 const (
-	kind64    = 0x01
-	kindExp   = 0x02
-	kindUpper = 0x04
-	kindPlus  = 0x08
-	kindExp2  = 0x10
-	kindDot0  = 0x20
-	kindBits  = 0x3f
-	kindMark  = 0xff // the mark is a Mark byte of the input
+	kind64     = 0x01
+	kindExp    = 0x02
+	kindUpper  = 0x04
+	kindPlus   = 0x08
+	kindExp2   = 0x10
+	kindDot0   = 0x20
+	kindBits   = 0x3f
+	kindVector = 0xfe // the mark is a vector of float32s in base64
+	kindMark   = 0xff // the mark is a Mark byte of the input
 )
 
 // maxNumber is the longest number taken, and so the longest a mark
@@ -93,7 +102,8 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	var kinds []byte
 	var f32, f64 []uint64 // the bits of the numbers of each width, in order
 	var buf [64]byte
-	last := 0 // src[last:] is not yet in text
+	last := 0       // src[last:] is not yet in text
+	var vecs []byte // uvarint counts of the vectors' float32s
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if c == Mark {
@@ -101,6 +111,20 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 			kinds = append(kinds, kindMark)
 			last = i + 1
 			continue
+		}
+		if isBase64[c] && (i == 0 || !isBase64[src[i-1]]) {
+			n, ok := len(f32), false
+			if j := vectorEnd(src, i); j > i {
+				if f32, ok = appendVector(f32, src[i:j]); ok {
+					text = append(append(text, src[last:i]...), Mark)
+					kinds = append(kinds, kindVector)
+					vecs = varint.AppendUvarint64(vecs, uint64(len(f32)-n))
+					taken += j - i
+					last = j
+					i = j - 1
+					continue
+				}
+			}
 		}
 		if c != '-' && !isDigit(c) || i > 0 && wordByte[src[i-1]] {
 			continue
@@ -132,6 +156,7 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	}
 	cols = varint.AppendUvarint64(cols, uint64(len(kinds)))
 	cols = append(cols, kinds...)
+	cols = append(cols, vecs...)
 	c32 := make([]byte, 4*len(f32))
 	for i, b := range f32 {
 		for p, c := range bytes32(b) {
@@ -250,18 +275,47 @@ func readHuffman(col, b []byte, s *huff0.Scratch) ([]byte, error) {
 }
 
 // MaxTaken is a bound on what Split would take of src, found faster than
-// splitting it (a count of digits): a number taken has four significant
-// digits or more and at most four other bytes, so it is at most twice
-// its digits.
+// splitting it: a number taken has four significant digits or more and
+// at most four other bytes, so it is at most twice its digits; a vector
+// is a run of base64 of vectorChar bytes or more.
 func MaxTaken(src []byte) int {
-	digits := 0
+	digits, runs, run := 0, 0, 0
 	for _, c := range src {
-		if isDigit(c) {
-			digits++
+		k := class[c]
+		digits += int(k & classDigit)
+		if k&classBase64 != 0 {
+			run++
+			continue
+		}
+		if run >= vectorChar {
+			runs += run
+		}
+		run = 0
+	}
+	if run >= vectorChar {
+		runs += run
+	}
+	return 2*digits + runs
+}
+
+// class holds, for each byte, whether it is a digit and whether it is
+// base64 (padding included), for MaxTaken.
+var class = func() (t [256]byte) {
+	for c := range t {
+		if isDigit(byte(c)) {
+			t[c] |= classDigit
+		}
+		if isBase64[c] || c == '=' {
+			t[c] |= classBase64
 		}
 	}
-	return 2 * digits
-}
+	return t
+}()
+
+const (
+	classDigit  = 1
+	classBase64 = 2
+)
 
 // scanNumber matches -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
 // src[i:], not followed by a byte of a word, and with a fraction or an
@@ -497,6 +551,7 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 // goroutine uses it at a time.
 type Joiner struct {
 	f32, f64 []byte
+	vecs     []int // float32s a vector
 	s        huff0.Scratch
 }
 
@@ -515,10 +570,12 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d numbers in %d bytes of columns", n, len(cols))
 	}
 	kinds := cols[:n]
-	n32, n64 := 0, 0
+	n32, n64, nv := 0, 0, 0
 	for _, k := range kinds {
 		switch {
 		case k == kindMark:
+		case k == kindVector:
+			nv++
 		case k&^kindBits != 0:
 			return dst, corruptf("kind %#x", k)
 		case k&kind64 != 0:
@@ -532,6 +589,20 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d numbers for %d bytes of text", n, len(text))
 	}
 	cols = cols[n:]
+	// Each float32 takes two bytes or more of the columns: their length
+	// bounds the vectors' counts.
+	j.vecs = j.vecs[:0]
+	for range nv {
+		c, k, err := varint.Uvarint64(cols)
+		if err != nil || c < minVector || c > maxVector {
+			return dst, corruptf("vector of %d float32s", c)
+		}
+		cols = cols[k:]
+		if n32 += int(c); n32 > len(cols)/2 {
+			return dst, corruptf("vectors of %d float32s in %d bytes of columns", n32, len(cols))
+		}
+		j.vecs = append(j.vecs, int(c))
+	}
 	j.f32, j.f64 = grow(j.f32, 4*n32), grow(j.f64, 8*n64)
 	f32, f64, s := j.f32, j.f64, &j.s
 	for _, c := range [2]struct {
@@ -557,7 +628,7 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d bytes after the columns", len(cols))
 	}
 	start := len(dst)
-	i32, i64 := 0, 0
+	i32, i64, iv := 0, 0, 0
 	for _, k := range kinds {
 		at := indexMark(text)
 		if at < 0 {
@@ -572,6 +643,13 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		switch {
 		case k == kindMark:
 			dst = append(dst, Mark)
+		case k == kindVector:
+			c := j.vecs[iv]
+			if len(dst)-start+4*((4*c+2)/3) > limit {
+				return dst[:start], corruptf("text longer than %d bytes", limit)
+			}
+			dst = appendBase64(dst, f32, n32, i32, c)
+			i32, iv = i32+c, iv+1
 		case k&kind64 != 0:
 			var c [8]byte
 			for p := range c {
@@ -625,6 +703,93 @@ func bytes64(b uint64) [8]byte {
 func bits64(c [8]byte) uint64 {
 	return uint64(c[0])<<55 | uint64(c[1]>>5)<<52 | uint64(c[1]>>4&1)<<63 | uint64(c[1]&0x0f)<<48 |
 		uint64(c[2])<<40 | uint64(c[3])<<32 | uint64(c[4])<<24 | uint64(c[5])<<16 | uint64(c[6])<<8 | uint64(c[7])
+}
+
+// Vectors: float32s sent as base64 (the OpenAI API's encoding_format
+// "base64", which its Python client asks for by default), 4 bytes a
+// number, little-endian, the bytes in standard base64 with padding.
+// A run is taken as such a vector only if it decodes strictly (so that
+// encoding it again gives it back), to a whole number of float32s, at
+// least minVector of them, seven in eight of which have the exponent of
+// a number of magnitude 2^-40 to 2^8 (or are zero): an embedding's, not
+// an image's or a hash's bytes, whose exponents are anything.
+const (
+	minVector  = 32
+	maxVector  = 1 << 20                     // float32s a vector: a run longer stays text
+	vectorChar = 4 * ((4*minVector + 2) / 3) // the base64 of minVector float32s
+)
+
+// strictBase64 refuses base64 whose padding bits are not zero: what it
+// decodes encodes back to the same text.
+var strictBase64 = base64.StdEncoding.Strict()
+
+// isBase64 holds the bytes of standard base64 but its padding.
+var isBase64 = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = true
+	}
+	return t
+}()
+
+// vectorEnd returns the end of the run of base64 starting at src[i],
+// padding included, if it could be a vector; else i.
+func vectorEnd(src []byte, i int) int {
+	j := i
+	for j < len(src) && isBase64[src[j]] {
+		j++
+	}
+	for k := 0; k < 2 && j < len(src) && src[j] == '='; k++ {
+		j++
+	}
+	if n := j - i; n < vectorChar || n%4 != 0 || n > 4*((4*maxVector+2)/3) || j < len(src) && src[j] == '=' {
+		return i
+	}
+	return j
+}
+
+// appendVector appends to f32 the bits of the float32s run encodes, if it
+// is a vector; else it returns f32 as it was, and false.
+func appendVector(f32 []uint64, run []byte) ([]uint64, bool) {
+	var buf [3 * 256]byte // decoded 1 KiB of base64 at a time
+	n, bad := len(f32), 0
+	for len(run) > 0 {
+		k := min(len(run), 1024)
+		// A chunk of 1 KiB decodes to 768 bytes, 192 float32s: only the
+		// last, which holds the padding, may end inside one, and then
+		// the run is no vector.
+		m, err := strictBase64.Decode(buf[:], run[:k])
+		if err != nil || m%4 != 0 {
+			return f32[:n], false
+		}
+		for p := 0; p < m; p += 4 {
+			b := binary.LittleEndian.Uint32(buf[p:])
+			if e := b >> 23 & 0xff; (e < 127-40 || e > 127+8) && b&0x7fffffff != 0 {
+				bad++
+			}
+			f32 = append(f32, uint64(b))
+		}
+		run = run[k:]
+	}
+	if got := len(f32) - n; got < minVector || 8*bad > got {
+		return f32[:n], false
+	}
+	return f32, true
+}
+
+// appendBase64 appends to dst the base64 of the c float32s of a vector
+// whose bits are at i of the four columns of n bytes in f32.
+func appendBase64(dst, f32 []byte, n, i, c int) []byte {
+	var buf [3 * 256]byte
+	for c > 0 {
+		k := min(c, len(buf)/4)
+		for p := range k {
+			b := bits32([4]byte{f32[i+p], f32[n+i+p], f32[2*n+i+p], f32[3*n+i+p]})
+			binary.LittleEndian.PutUint32(buf[4*p:], uint32(b))
+		}
+		dst = base64.StdEncoding.AppendEncode(dst, buf[:4*k])
+		i, c = i+k, c-k
+	}
+	return dst
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

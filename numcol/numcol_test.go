@@ -2,6 +2,8 @@ package numcol
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -219,11 +221,67 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
+// TestVectors: float32s in base64 are taken as one vector where they
+// decode strictly to float32s of an embedding's magnitudes, and other
+// base64 stays text.
+func TestVectors(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	noise := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	vector := base64Vector
+	v1536, v35, v34, v32, v31 := vector(1536), vector(35), vector(34), vector(32), vector(31)
+	bad := []byte(v34)
+	bad[len(bad)-3]++ // before "==": padding bits no longer zero, so it decodes but does not encode back
+	for _, tc := range []struct {
+		name, in string
+		vectors  int
+	}{
+		{"embedding", `{"embedding":"` + v1536 + `"}`, 1},
+		{"padded =", `"` + v35 + `"`, 1},
+		{"padded ==", `"` + v34 + `"`, 1},
+		{"shortest", v32, 1},
+		{"too short", `"` + v31 + `"`, 0},
+		{"two, and numbers", `[1.2345678,"` + v32 + `",-0.0012345,"` + v35 + `"]`, 2},
+		{"noise", `"` + noise(4096) + `"`, 0},
+		{"hex", `"` + strings.Repeat("0123456789abcdef", 16) + `"`, 0},
+		{"not whole float32s", `"` + vector(40)[:172] + `"`, 0},
+		{"padding bits", `"` + string(bad) + `"`, 0},
+		{"third =", `"` + v34 + `="`, 0},
+		{"URL alphabet", `"` + strings.NewReplacer("+", "-", "/", "_").Replace(v1536) + `"`, 0},
+		{"in a data URL", `"data:application/octet-stream;base64,` + v1536 + `"`, 1},
+	} {
+		text, cols, n, _ := roundTrip(t, []byte(tc.in))
+		var kinds []byte
+		if n > 0 {
+			kinds = cols[1 : 1+n] // n < 128: a one-byte count
+		}
+		if vectors := bytes.Count(kinds, []byte{kindVector}); vectors != tc.vectors {
+			t.Errorf("%s: %d vectors taken (%d marks: %.60q), want %d", tc.name, vectors, n, text, tc.vectors)
+		}
+	}
+}
+
+// BenchmarkMaxTaken: prose with a few numbers, which no frame of chat
+// traffic is split for, so the bound is all it costs.
+func BenchmarkMaxTaken(b *testing.B) {
+	src := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog, 1234 times in 2025. ", 16<<10))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		MaxTaken(src)
+	}
+}
+
 // FuzzSplit: any input comes back byte for byte.
 func FuzzSplit(f *testing.F) {
 	for _, s := range []string{"[0.5,-1.25e-07,3.5]", "\x03", "1.0E+5 0.1 x1.5", `{"logprob":-0.0012,"t":1.5e-300}`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"embedding":"` + base64Vector(40) + `","x":0.12345678}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		roundTrip(t, src)
 	})
@@ -232,7 +290,8 @@ func FuzzSplit(f *testing.F) {
 // FuzzJoin: any text and columns give bytes within the limit or an error
 // wrapping ErrCorrupt, never a panic.
 func FuzzJoin(f *testing.F) {
-	for _, src := range []string{"[0.5,-1.2534567e-07,\x03,3.5,0.12345678901234567]", string(embeddingLines(1)[:3000])} {
+	for _, src := range []string{"[0.5,-1.2534567e-07,\x03,3.5,0.12345678901234567]", string(embeddingLines(1)[:3000]),
+		`["` + base64Vector(34) + `",1.2345678]`} {
 		text, cols, n, _ := Split(nil, nil, []byte(src))
 		if n == 0 {
 			f.Fatalf("no number taken from %.40q", src)
@@ -274,6 +333,16 @@ func BenchmarkJoin(b *testing.B) {
 	for b.Loop() {
 		out, _ = j.Join(out[:0], text, cols, len(src))
 	}
+}
+
+// base64Vector is n float32s of an embedding's magnitudes in base64.
+func base64Vector(n int) string {
+	r := rand.New(rand.NewPCG(9, 10))
+	b := make([]byte, 4*n)
+	for i := range n {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(r.NormFloat64()*0.03)))
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // embeddingLines is n vectors of 1536 float32s, as an API prints them.

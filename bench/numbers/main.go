@@ -7,6 +7,10 @@
 // printed as the API prints them (the shortest digits that read back as
 // the same float32: -0.0069292835, 1.4305115e-05).
 //
+// -kind embeddings -base64: the same, asked for and answered with
+// encoding_format "base64" (the OpenAI Python client's default): each
+// vector its float32s' little-endian bytes in base64.
+//
 // -kind logprobs: each line a chat completion with logprobs, every token
 // an object with its log probability and its two top alternatives', as
 // float32s spread over six decades (-0.17968738, -4.4765835e-05).
@@ -17,6 +21,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -29,12 +35,13 @@ func main() {
 	kind := flag.String("kind", "embeddings", "embeddings or logprobs")
 	lines := flag.Int("lines", 1000, "number of lines to write")
 	seed := flag.Uint64("seed", 1, "random seed")
+	b64 := flag.Bool("base64", false, "embeddings: vectors in base64")
 	flag.Parse()
 	r := rand.New(rand.NewPCG(*seed, 2))
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	switch *kind {
 	case "embeddings":
-		embeddings(w, r, *lines)
+		embeddings(w, r, *lines, *b64)
 	case "logprobs":
 		logprobs(w, r, *lines)
 	default:
@@ -47,10 +54,10 @@ func main() {
 	}
 }
 
-func embeddings(w *bufio.Writer, r *rand.Rand, lines int) {
+func embeddings(w *bufio.Writer, r *rand.Rand, lines int, b64 bool) {
 	words := []string{"the", "invoice", "customer", "refund", "policy", "shipping", "order", "account",
 		"password", "reset", "delivery", "warranty", "product", "return", "support", "how", "do", "I"}
-	var b []byte
+	var b, raw []byte
 	vec := make([]float64, 1536)
 	for i := range lines {
 		model, dim := "text-embedding-3-small", 1536
@@ -72,18 +79,31 @@ func embeddings(w *bufio.Writer, r *rand.Rand, lines int) {
 			}
 			b = append(b, '"')
 		}
-		b = append(b, `]},"response":{"object":"list","data":[`...)
+		b = append(b, ']')
+		if b64 {
+			b = append(b, `,"encoding_format":"base64"`...)
+		}
+		b = append(b, `},"response":{"object":"list","data":[`...)
 		for k := range n {
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = fmt.Appendf(b, `{"object":"embedding","index":%d,"embedding":[`, k)
+			b = fmt.Appendf(b, `{"object":"embedding","index":%d,"embedding":`, k)
 			var norm float64
 			for j := range dim {
 				vec[j] = r.NormFloat64()
 				norm += vec[j] * vec[j]
 			}
 			norm = math.Sqrt(norm)
+			if b64 {
+				raw = raw[:0]
+				for j := range dim {
+					raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(vec[j]/norm)))
+				}
+				b = append(base64.StdEncoding.AppendEncode(append(b, '"'), raw), `"}`...)
+				continue
+			}
+			b = append(b, '[')
 			for j := range dim {
 				if j > 0 {
 					b = append(b, ',')
