@@ -409,3 +409,49 @@ func testSchedule(t *testing.T, r *Reader, depth int) {
 		t.Fatalf("%d blocks taken up, want %d", len(order), frames+records)
 	}
 }
+
+// TestStoreFrameSizes: at the zstd levels a templates frame holds at most
+// half what a strings frame does; at LevelMax as much.
+func TestStoreFrameSizes(t *testing.T) {
+	var in []byte
+	rng := rand.New(rand.NewPCG(11, 12))
+	word := func() string {
+		b := make([]byte, 70)
+		for i := range b {
+			b[i] = 'a' + byte(rng.IntN(26))
+		}
+		return string(b)
+	}
+	for i := range 2000 {
+		in = fmt.Appendf(in, `{"n":%d,"messages":[{"role":"user","content":"%s"},{"role":"assistant","content":"%s"}]}`+"\n", i, word(), word())
+	}
+	for _, c := range []struct {
+		level int
+		most  [2]int // raw bytes of a frame, strings and templates
+	}{{0, [2]int{64 << 10, 32 << 10}}, {LevelMax, [2]int{64 << 10, 64 << 10}}} {
+		packed, _ := write(t, in, Options{Level: c.level, ModelMemory: 1, storeFrame: 64 << 10}, 1<<20)
+		var largest [2]int
+		for _, b := range blocksOf(t, packed) {
+			s := 0
+			switch b[0] {
+			case kindStrings:
+			case kindTemplates:
+				s = 1
+			default:
+				continue
+			}
+			_, k1, _ := varint.Uvarint64(b[1:])
+			_, k2, _ := varint.Uvarint64(b[1+k1:])
+			f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			largest[s] = max(largest[s], f.rawLen)
+		}
+		for s, name := range []string{"strings", "templates"} {
+			if largest[s] > c.most[s] || largest[s] < c.most[s]*7/8 {
+				t.Errorf("level %d: largest %s frame %d bytes, want at most %d and nearly that", c.level, name, largest[s], c.most[s])
+			}
+		}
+	}
+}

@@ -20,10 +20,10 @@
 // An archive is a container file (package container) whose blocks are of
 // type container.TypeArchive. Their bodies start with a kind: records
 // blocks ('R'), one per 8 MiB of input, and store blocks of strings ('S')
-// and templates ('T'), 4 MiB of entries each (16 MiB at LevelMax; any size
-// Options.FrameSize asks, up to 16 MiB: readers take what they find), in the
-// order the writer closes them, then the directory ('D'). uvarint is
-// unsigned LEB128.
+// and templates ('T'), 4 and 2 MiB of entries each (16 MiB both at
+// LevelMax; any size Options.FrameSize asks, up to 16 MiB: readers take
+// what they find), in the order the writer closes them, then the
+// directory ('D'). uvarint is unsigned LEB128.
 //
 //	records   = 'R' | uvarint records | frame(index) | frame(skeletons) | ends
 //	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries) | ends

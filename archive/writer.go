@@ -32,7 +32,8 @@ type Options struct {
 	// referred to; default 64 bytes.
 	MinSize int
 	// FrameSize is the most raw bytes of text a store frame holds, in MiB,
-	// 1 to 16; default 4, 16 at LevelMax. A read of one record decodes its
+	// 1 to 16; default 4, 16 at LevelMax; a templates frame holds half of
+	// it but at LevelMax. A read of one record decodes its
 	// store frames about half through, so that smaller frames read records
 	// faster and compress worse: frames of 2 MiB read a random record of a
 	// GiB archive in about 60% of the time of 4 MiB, for 2.8% more bytes

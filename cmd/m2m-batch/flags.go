@@ -96,9 +96,9 @@ Compression:
                         context model, at a few MB/s a core both ways
       --model-memory M  --max's model memory per worker in MiB, 1-512
                         (default 384)
-      --frame-size M    an archive's frames of text in MiB, 1-16 (default 4;
-                        --max 16): smaller reads one record faster, larger
-                        compresses better
+      --frame-size M    an archive's frames of text in MiB, 1-16 (default 4,
+                        templates half; --max 16): smaller reads one record
+                        faster, larger compresses better
       --format F        container (default) or lines (a wire string a line)
       --algorithm A     auto (default), m2m, brotli, tokennative or hydra
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3
