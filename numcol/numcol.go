@@ -710,9 +710,10 @@ func bits64(c [8]byte) uint64 {
 // number, little-endian, the bytes in standard base64 with padding.
 // A run is taken as such a vector only if it decodes strictly (so that
 // encoding it again gives it back), to a whole number of float32s, at
-// least minVector of them, seven in eight of which have the exponent of
-// a number of magnitude 2^-40 to 2^8 (or are zero): an embedding's, not
-// an image's or a hash's bytes, whose exponents are anything.
+// least minVector of them, seven in eight of which (in every first 192k
+// of them) have the exponent of a number of magnitude 2^-40 to 2^8 or are
+// zero: an embedding's, not an image's or a hash's bytes, whose exponents
+// are anything.
 const (
 	minVector  = 32
 	maxVector  = 1 << 20                     // float32s a vector: a run longer stays text
@@ -769,8 +770,13 @@ func appendVector(f32 []uint64, run []byte) ([]uint64, bool) {
 			f32 = append(f32, uint64(b))
 		}
 		run = run[k:]
+		// The same test on each chunk's numbers so far: an image or a
+		// file of megabytes is given up after its first kilobyte.
+		if 8*bad > len(f32)-n {
+			return f32[:n], false
+		}
 	}
-	if got := len(f32) - n; got < minVector || 8*bad > got {
+	if len(f32)-n < minVector {
 		return f32[:n], false
 	}
 	return f32, true
