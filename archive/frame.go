@@ -481,7 +481,7 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 	b = b[v[1]:]
 	if f.coder&coderShapes != 0 {
 		shaped := text
-		text, err = d.unshape.append(getBuf(f.rawLen), shaped, f.rawLen)
+		text, err = d.unshape.append(getBuf(f.rawLen+16), shaped, f.rawLen) // +16: see unshaper.append
 		putBuf(shaped)
 		if err != nil {
 			return dst, err

@@ -231,7 +231,8 @@ func (u *unshaper) append(dst, shaped []byte, limit int) ([]byte, error) {
 		}
 	}
 	u.slots, u.ids, u.uses, u.ends, u.next = slots, ids, uses, ends, next
-	// Written into o, dst's room, by put: leaves and pieces are a few
+	// Written into o, dst's room (limit bytes and 16 more, so a dst with
+	// that room is used as it is), by put: leaves and pieces are a few
 	// bytes each, and calls to copy cost more than copying them.
 	start := len(dst)
 	o := growCap(dst, limit+16)
