@@ -37,19 +37,19 @@
 //
 // kind is 0xff for a Mark byte of the input, 0xfe for a vector (its
 // count of float32s, in order, follows the kinds; see appendVector for
-// what is taken as one), else bits: 0x01 float64
-// (else float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'),
-// 0x08 '+' before an exponent that is not negative, 0x10 exponent of at
-// least two digits, 0x20 ".0" after a mantissa without fraction digits.
-// f32 are the float32 numbers' bits, a vector's in its place among them,
-// as four columns of one byte a number: the
-// exponent (bits 30-23), the sign and mantissa bits 22-16, bits 15-8,
-// bits 7-0. f64 are the float64 numbers' as eight columns: exponent bits
-// 62-55, exponent bits 54-52 then the sign then mantissa bits 51-48, and
-// the mantissa's other six bytes from the top. The first two columns of
-// each width, which hold the exponent, are Huffman coded (see
-// appendHuffman); the others are the mantissa's low bits, noise, as they
-// are. A caller may compress cols further (the kinds repeat).
+// what is taken as one), else bits: 0x01 float64 (else float32), 0x02
+// exponent form (else fixed), 0x04 'E' (else 'e'), 0x08 '+' before an
+// exponent that is not negative, 0x10 exponent of at least two digits,
+// 0x20 ".0" after a mantissa without fraction digits. f32 are the float32
+// numbers' bits (a vector's in its place among them) as four columns of
+// one byte a number: the exponent (bits 30-23), the sign and mantissa
+// bits 22-16, bits 15-8, bits 7-0. f64 are the float64 numbers' as eight
+// columns: exponent bits 62-55, exponent bits 54-52 then the sign then
+// mantissa bits 51-48, and the mantissa's other six bytes from the top.
+// The first two columns of each width, which hold the exponent, are
+// Huffman coded (see appendHuffman); the others are the mantissa's low
+// bits, noise, as they are. A caller may compress cols further (the kinds
+// repeat).
 package numcol
 
 import (
