@@ -429,6 +429,11 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 	// tried, then, if they hold less, as many more as their average says,
 	// then all of them.
 	k := max((n+maxRawBlock-1)/maxRawBlock, 1)
+	if n == f.rawLen {
+		// All of it: decoded whole, so checked whole. Its first blocks
+		// may hold rawLen bytes of a frame that makes more (FuzzSplice).
+		k = len(d.blocks) - 1
+	}
 	for try := 0; ; try++ {
 		if k >= len(d.blocks)-1 || try == 2 {
 			k = len(d.blocks) - 1
