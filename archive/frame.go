@@ -475,43 +475,56 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 	if v[0] > uint64(4*f.rawLen+64) || v[1] > uint64(len(b)) {
 		return dst, corruptf("split frame: text of %d bytes in %d, of %d bytes in %d", v[0], f.rawLen, v[1], len(b))
 	}
-	// The text, unshaped and columns pass through pooled buffers: fresh
-	// ones for every frame were a fifth of a decode's time in the kernel
-	// zeroing their pages.
+	// The text and columns pass through pooled buffers: fresh ones for
+	// every frame were a fifth of a decode's time in the kernel zeroing
+	// their pages.
 	text, err := d.decode(getBuf(int(v[0])), frame{coder: f.base(), dict: f.dict, rawLen: int(v[0]), data: b[:v[1]]}, dict)
-	defer func() { putBuf(text) }()
 	if err != nil {
 		return dst, err
 	}
 	b = b[v[1]:]
+	numbers := f.coder&coderNumbers != 0
+	if !numbers && len(b) != 0 {
+		putBuf(text)
+		return dst, corruptf("split frame: %d bytes after its text", len(b))
+	}
+	start := len(dst)
+	var out []byte
 	if f.coder&coderShapes != 0 {
-		shaped := text
-		text, err = d.unshape.append(getBuf(f.rawLen+16), shaped, f.rawLen) // +16: see unshaper.append
-		putBuf(shaped)
+		// Unshaped straight into the output, or, where numbers are to be
+		// joined into it, into a buffer of its own. +16: the room
+		// unshaper.append writes past its limit.
+		var into []byte
+		if numbers {
+			into = getBuf(f.rawLen + 16)
+		} else {
+			into = growCap(dst, f.rawLen+16)
+		}
+		unshaped, err := d.unshape.append(into, text, f.rawLen)
+		putBuf(text)
 		if err != nil {
 			return dst, err
 		}
+		text, out = unshaped, unshaped
 	}
-	start := len(dst)
-	out := growCap(dst, f.rawLen)
-	if f.coder&coderNumbers == 0 {
-		if len(b) != 0 {
-			return dst, corruptf("split frame: %d bytes after its text", len(b))
-		}
-		out = append(out, text...)
-	} else {
+	if numbers {
 		// A number is 3 bytes or more of raw text and 9 or fewer of
 		// columns, a Mark byte 1 of each.
 		colsLen, n, err := varint.Uvarint64(b)
 		if err != nil || colsLen > uint64(binary.MaxVarintLen64+3*f.rawLen) {
+			putBuf(text)
 			return dst, corruptf("numbers frame: columns of %d bytes for %d of text", colsLen, len(text))
 		}
 		cols, err := d.z.DecodeAll(b[n:], getBuf(int(colsLen)))
-		defer func() { putBuf(cols) }()
-		if err != nil || len(cols) != int(colsLen) {
-			return dst, corruptf("numbers frame: columns decode to %d bytes, not %d: %v", len(cols), colsLen, err)
+		if err == nil && len(cols) != int(colsLen) {
+			err = fmt.Errorf("%d bytes, not %d", len(cols), colsLen)
 		}
-		if out, err = d.join.Join(out, text, cols, f.rawLen); err != nil {
+		if err == nil {
+			out, err = d.join.Join(growCap(dst, f.rawLen), text, cols, f.rawLen)
+		}
+		putBuf(text)
+		putBuf(cols)
+		if err != nil {
 			return dst, corruptf("numbers frame: %v", err)
 		}
 	}
