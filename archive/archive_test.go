@@ -180,17 +180,24 @@ func templateFrames(t *testing.T, packed []byte, flag byte) int {
 		if b[0] != kindTemplates {
 			continue
 		}
-		_, k1, _ := varint.Uvarint64(b[1:])
-		_, k2, _ := varint.Uvarint64(b[1+k1:])
-		f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.coder&flag != 0 {
+		if f, _ := storeFrameOf(t, b); f.coder&flag != 0 {
 			n++
 		}
 	}
 	return n
+}
+
+// storeFrameOf returns the frame of b, a store block's body, and what
+// follows it (its ends).
+func storeFrameOf(t testing.TB, b []byte) (frame, []byte) {
+	t.Helper()
+	_, k1, _ := varint.Uvarint64(b[1:])
+	_, k2, _ := varint.Uvarint64(b[1+k1:])
+	f, rest, err := parseFrame(b[1+k1+k2:], math.MaxInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, rest
 }
 
 // checkTransformCounts checks that the Writer's counts and the Reader's
@@ -440,12 +447,7 @@ func TestStoreFrameSizes(t *testing.T) {
 			default:
 				continue
 			}
-			_, k1, _ := varint.Uvarint64(b[1:])
-			_, k2, _ := varint.Uvarint64(b[1+k1:])
-			f, _, err := parseFrame(b[1+k1+k2:], math.MaxInt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, _ := storeFrameOf(t, b)
 			largest[s] = max(largest[s], f.rawLen)
 		}
 		for s, name := range []string{"strings", "templates"} {

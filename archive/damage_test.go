@@ -148,12 +148,7 @@ func TestEndsMoved(t *testing.T) {
 		if body[0] != kindStrings {
 			continue
 		}
-		_, k1, _ := varint.Uvarint64(body[1:])
-		_, k2, _ := varint.Uvarint64(body[1+k1:])
-		f, ends, err := parseFrame(body[1+k1+k2:], i)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f, ends := storeFrameOf(t, body)
 		steps, n, _ := varint.Uvarint64(ends)
 		if steps < 2 {
 			t.Fatalf("a strings frame of %d bytes, %d steps: too few to move an item", f.rawLen, steps)

@@ -61,12 +61,7 @@ func TestDumpStreams(t *testing.T) {
 			add(StreamIndex, idx, nil)
 			add(StreamSkeletons, skel, nil)
 		case kindStrings, kindTemplates:
-			_, k1, _ := varint.Uvarint64(body[1:])
-			_, k2, _ := varint.Uvarint64(body[1+k1:])
-			f, _, err := parseFrame(body[1+k1+k2:], b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, _ := storeFrameOf(t, body)
 			s := StreamStrings
 			if body[0] == kindTemplates {
 				s = StreamTemplates
