@@ -776,10 +776,7 @@ func appendVector(f32 []uint64, run []byte) ([]uint64, bool) {
 			return f32[:n], false
 		}
 	}
-	if len(f32)-n < minVector {
-		return f32[:n], false
-	}
-	return f32, true
+	return f32, true // minVector of them or more: vectorEnd's run is that long
 }
 
 // appendBase64 appends to dst the base64 of the c float32s of a vector
