@@ -212,7 +212,7 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
 	var text, cols []byte
 	taken := 0
-	if numcol.MaxTaken(raw)*8 >= len(raw) {
+	if numcol.MightTake(raw, (len(raw)+7)/8) {
 		text, cols, _, taken = numcol.Split(nil, nil, raw)
 	}
 	numbers := taken > 0 && taken*8 >= len(raw)

@@ -16,8 +16,8 @@ import (
 func roundTrip(t testing.TB, src []byte) (text, cols []byte, n, taken int) {
 	t.Helper()
 	text, cols, n, taken = Split(nil, nil, src)
-	if bound := MaxTaken(src); taken > bound {
-		t.Fatalf("Split(%.80q) took %d bytes, MaxTaken says at most %d", src, taken, bound)
+	if q, w := quickBound(src), wordBound(src); taken > q || taken > w || !MightTake(src, taken) {
+		t.Fatalf("Split(%.80q) took %d bytes, the bounds say at most %d and %d", src, taken, q, w)
 	}
 	got, err := Join(nil, text, cols, len(src))
 	if err != nil {
@@ -266,13 +266,50 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// BenchmarkMaxTaken: prose with a few numbers, which no frame of chat
-// traffic is split for, so the bound is all it costs.
-func BenchmarkMaxTaken(b *testing.B) {
-	src := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog, 1234 times in 2025. ", 16<<10))
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		MaxTaken(src)
+// TestMightTake: the bound rules out what has no numbers though its
+// digits are many, and not what has them.
+func TestMightTake(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	image := make([]byte, 3<<10)
+	for i := range image {
+		image[i] = byte(r.Uint32())
+	}
+	for _, tc := range []struct {
+		name, in string
+		might    bool
+	}{
+		{"prose", strings.Repeat("The quick brown fox jumps over the lazy dog, 12 times. ", 20), false},
+		{"integers", strings.Repeat(`{"id":12345678,"created":1732500000},`, 20), false},
+		{"hex", strings.Repeat(`"0123456789abcdef0123456789abcdef",`, 20), false},
+		{"one long word", strings.Repeat("0123456789abcdef", 1<<10), false},
+		{"an image", `"data:image/png;base64,` + base64.StdEncoding.EncodeToString(image) + `"`, false},
+		{"logprobs", strings.Repeat(`{"token":"a","logprob":-0.0012345678},`, 20), true},
+		{"a vector", `"` + base64Vector(64) + `"`, true},
+	} {
+		src := []byte(tc.in)
+		if got := MightTake(src, (len(src)+7)/8); got != tc.might {
+			t.Errorf("%s: MightTake = %v (bounds %d and %d of %d bytes), want %v", tc.name, got, quickBound(src), wordBound(src), len(src), tc.might)
+		}
+	}
+}
+
+// BenchmarkMightTake: what asking costs where the answer is no. Prose
+// with a few numbers, which no frame of chat traffic is split for, is
+// told by the quick bound; hex, whose digits pass it, by the word bound.
+func BenchmarkMightTake(b *testing.B) {
+	for _, c := range []struct{ name, text string }{
+		{"prose", "The quick brown fox jumps over the lazy dog, 12 times in a row. "},
+		{"hex", `"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", `},
+	} {
+		src := []byte(strings.Repeat(c.text, (1<<20)/len(c.text)))
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if MightTake(src, len(src)/8) {
+					b.Fatal("it might")
+				}
+			}
+		})
 	}
 }
 
