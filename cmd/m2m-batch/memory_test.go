@@ -41,8 +41,8 @@ const memoryBudget = 256 << 20
 // peakRSS runs the binary in dir with args and returns its exit status and
 // its peak resident set size in bytes, as the kernel counted it. The
 // kernel's count starts from this process's own peak (the child shares its
-// memory until exec), so the test keeps that small: what it measures is an
-// upper bound.
+// memory until exec), so the caller keeps that small: what it measures is
+// an upper bound.
 func peakRSS(t *testing.T, dir string, args ...string) (int, int64, string) {
 	t.Helper()
 	cmd := command(args...)
@@ -175,7 +175,9 @@ func TestMemoryInputs(t *testing.T) {
 // documented budget. Each case is a small file that decodes to much more
 // (every record within the protocol's limits), or input of maximal lines.
 // The inputs are made by another run of this test binary
-// (TestMemoryInputs), so that this process stays small (see peakRSS).
+// (TestMemoryInputs), and the runs measured from a third
+// (TestMemoryProbe), which stays small: a child's peak is at least its
+// parent's (see peakRSS), and this process has run every other test.
 func TestMemoryBound(t *testing.T) {
 	if testing.Short() || emulator != "" {
 		t.Skip("decodes gigabytes: not in -short mode or under an emulator")
@@ -186,9 +188,25 @@ func TestMemoryBound(t *testing.T) {
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("making the inputs: %v\n%s", err, out)
 	}
+	probe := exec.Command(os.Args[0], "-test.run=^TestMemoryProbe$", "-test.v")
+	probe.Env = append(os.Environ(), "M2M_MEMORY_PROBE="+dir)
+	out, err := probe.CombinedOutput()
+	t.Logf("the probe:\n%s", out)
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestMemoryProbe")) {
+		t.Errorf("the probe failed: %v", err)
+	}
+}
+
+// TestMemoryProbe runs TestMemoryBound's cases on the inputs in the
+// directory M2M_MEMORY_PROBE names; without it, it does nothing.
+func TestMemoryProbe(t *testing.T) {
+	dir := os.Getenv("M2M_MEMORY_PROBE")
+	if dir == "" {
+		t.Skip("TestMemoryBound runs it")
+	}
 	var self syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	t.Logf("the test's own peak RSS, which bounds every reading from below: %.1f MiB", float64(self.Maxrss)/(1<<10))
+	t.Logf("the probe's own peak RSS, which bounds every reading from below: %.1f MiB", float64(self.Maxrss)/(1<<10))
 	for _, c := range []struct {
 		name string
 		args []string
