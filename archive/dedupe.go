@@ -71,7 +71,10 @@ func (j *blockJob) release() {
 	*j = blockJob{}
 }
 
-func (j *blockJob) size() int { return cap(j.index) + cap(j.raw) }
+// size is the memory the job holds until its block is written, for the
+// budget of the writer's pipeline: its raw bytes, and the buffer of its
+// block, as large (raw bytes that do not compress are stored).
+func (j *blockJob) size() int { return 2 * (cap(j.index) + cap(j.raw)) }
 
 // compress makes the block.
 func (j *blockJob) compress(e *frameEncoder) error {
@@ -199,6 +202,11 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 			models = varint.AppendUvarint64(models, uint64(id))
 		}
 		if r.flags&flagKept != 0 {
+			if cap(skel)-len(skel) < len(line) { // a long line
+				old := skel
+				skel = append(getBuf(len(skel)+len(line)+d.o.batchSize()/2), old...)
+				putBuf(old)
+			}
 			skel = append(skel, line...)
 			d.counts.kept++
 		} else {
@@ -325,15 +333,18 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 	j := &blockJob{kind: s.kind, first: s.first, count: s.count, raw: s.raw, ends: s.ends, dictBlock: -1}
 	// zstd needs a frame and its dictionary within its window; ppm's match
 	// model takes a dictionary of any length.
+	// Only strings frames have one: the others are kept by no one.
 	fits := d.o.level() == LevelMax || len(s.dict)+len(s.raw) <= encoderWindow
-	if s.kind == kindStrings && s.inSegment > 0 && fits {
-		j.dict, j.dictBlock = s.dict, s.dictBlock
-	} else if s.inSegment == 0 {
-		// The first frame of a segment: the dictionary of the others.
-		j.isDict, j.free = true, s.dict
-		s.dict, s.dictBlock = s.raw, d.block
+	if s.kind == kindStrings {
+		if s.inSegment > 0 && fits {
+			j.dict, j.dictBlock = s.dict, s.dictBlock
+		} else if s.inSegment == 0 {
+			// The first frame of a segment: the dictionary of the others.
+			j.isDict, j.free = true, s.dict
+			s.dict, s.dictBlock = s.raw, d.block
+		}
+		s.inSegment = (s.inSegment + 1) % d.o.segmentLen()
 	}
-	s.inSegment = (s.inSegment + 1) % d.o.segmentLen()
 	if s.kind != kindRecords {
 		d.dir = append(d.dir, s.kind)
 		d.dir = varint.AppendUvarint64(d.dir, uint64(d.block-d.dirPrev))

@@ -12,6 +12,7 @@ import (
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/flow"
+	"github.com/m2m-go/m2m/internal/huge"
 )
 
 // Options configure a Writer. The zero value means the defaults.
@@ -221,17 +222,21 @@ func (w *Writer) Write(p []byte) (int, error) {
 			return n, w.failure()
 		}
 		i := bytes.IndexByte(p, '\n')
-		chunk := p
+		line := p
 		if i >= 0 {
-			chunk = p[:i]
+			line = p[:i]
 		}
+		// A long line is cut as it comes: the batch holds at most a
+		// byte more of it than a record.
+		chunk := line[:min(len(line), w.partial+MaxLine+1-len(w.cur.buf))]
+		w.grow(len(chunk))
 		w.cur.buf = append(w.cur.buf, chunk...)
 		n += len(chunk)
 		p = p[len(chunk):]
 		if err := w.cutLong(false); err != nil {
 			return n, err
 		}
-		if i >= 0 {
+		if i >= 0 && len(chunk) == len(line) {
 			p = p[1:]
 			n++
 			if err := w.endLine(0); err != nil {
@@ -240,6 +245,20 @@ func (w *Writer) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// grow makes room for n more bytes in the batch, where a line longer than
+// its buffer holds goes on: to twice the buffer, at most to the longest
+// the batch holds. Go's append would grow it by a quarter at a time, and
+// a record of 16 MiB left a batch of 20 or more.
+func (w *Writer) grow(n int) {
+	b := w.cur.buf
+	if cap(b)-len(b) >= n {
+		return
+	}
+	c := max(len(b)+n, min(2*cap(b), w.partial+MaxLine+1))
+	w.cur.buf = append(huge.Bytes(c), b...)
+	putBuf(b)
 }
 
 // cutLong cuts pieces of MaxLine bytes off a line that is longer, as they
@@ -360,7 +379,7 @@ const flowBudget = 64 << 20
 // blocks are written in order, then the directory.
 func (w *Writer) run(cw *container.Writer) error {
 	n := w.o.workers()
-	jobs := make(chan *blockJob, n)
+	jobs := make(chan *blockJob)
 	d := newDeduper(w.o, jobs)
 	encoders := make([]*frameEncoder, n)
 	dicts := &dictEncoders{level: zstdLevel(w.o.level())}
