@@ -15,11 +15,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/m2m-go/m2m/internal/forge"
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/pipeline"
 )
 
 // The end-to-end tests run the built binary against temporary files, as a
@@ -774,5 +776,34 @@ func TestBenchCommand(t *testing.T) {
 		if !strings.Contains(out.String(), r.name) {
 			t.Errorf("no row %q:\n%s", r.name, out.String())
 		}
+	}
+}
+
+// TestRatio: a ratio is raw bytes over packed ones, under 1 where packing
+// made records larger (each tiny record in a frame of its own), in the
+// summary, the listing and the status line alike.
+func TestRatio(t *testing.T) {
+	in := strings.Repeat(`{"a":1}`+"\n", 100)
+	var packed, e bytes.Buffer
+	if code := run([]string{"-c"}, strings.NewReader(in), &packed, &e); code != exitOK {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	if packed.Len() <= len(in) {
+		t.Skipf("%d bytes packed into %d: no longer larger", len(in), packed.Len())
+	}
+	want := fmt.Sprintf("ratio %.2f", float64(len(in))/float64(packed.Len()))
+	if !strings.Contains(e.String(), want) {
+		t.Errorf("compressing: %q, want %q", e.String(), want)
+	}
+	var o bytes.Buffer
+	e.Reset()
+	if code := run([]string{"-l"}, bytes.NewReader(packed.Bytes()), &o, &e); code != exitOK || !strings.Contains(o.String()+e.String(), want) {
+		t.Errorf("listing: exit %d, %q, want %q", code, o.String()+e.String(), want)
+	}
+	var st pipeline.Stats
+	st.BytesIn.Store(int64(packed.Len()))
+	st.BytesOut.Store(int64(len(in)))
+	if line := statusLine("f", 1, -1, &st, time.Second, true); !strings.Contains(line, want) {
+		t.Errorf("status line decoding: %q, want %q", line, want)
 	}
 }

@@ -65,7 +65,7 @@ func (t *tool) startProgress(name string, size int64, read *readCounter, st *pip
 				in = min(in, size) // an archive's index is read more than once
 			}
 			if tty {
-				fmt.Fprintf(t.stderr, "\r%s\x1b[K", statusLine(name, in, size, st, elapsed))
+				fmt.Fprintf(t.stderr, "\r%s\x1b[K", statusLine(name, in, size, st, elapsed, t.cfg.mode != modeCompress))
 				continue
 			}
 			t.log.Info("progress", "file", name, "read", in, "size", size,
@@ -78,7 +78,7 @@ func (t *tool) startProgress(name string, size int64, read *readCounter, st *pip
 
 // statusLine is the terminal status: bytes read (of how many), records,
 // speed, ratio and, when the size is known, the time left.
-func statusLine(name string, read, size int64, st *pipeline.Stats, elapsed time.Duration) string {
+func statusLine(name string, read, size int64, st *pipeline.Stats, elapsed time.Duration, decoding bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", name, mb(read))
 	if size >= 0 {
@@ -86,6 +86,9 @@ func statusLine(name string, read, size int64, st *pipeline.Stats, elapsed time.
 	}
 	fmt.Fprintf(&b, ", %d records, %.1f MB/s", st.Records.Load(), rate(read, elapsed))
 	if in, out := st.BytesIn.Load(), st.BytesOut.Load(); in > 0 && out > 0 {
+		if decoding {
+			in, out = out, in
+		}
 		fmt.Fprintf(&b, ", ratio %.2f", ratioOf(in, out))
 	}
 	if size > 0 && read > 0 && read < size {
@@ -109,16 +112,13 @@ func percent(a, b int64) int64 {
 	return a * 100 / b
 }
 
-// ratioOf is the larger of in and out over the smaller, the way compression
-// ratios are quoted: decompression reports the same ratio as compression.
-func ratioOf(in, out int64) float64 {
-	if in == 0 || out == 0 {
+// ratioOf is raw bytes over the bytes they were packed into: under 1
+// where packing made them larger (records too small for their frames).
+func ratioOf(raw, packed int64) float64 {
+	if raw == 0 || packed == 0 {
 		return 0
 	}
-	if in < out {
-		in, out = out, in
-	}
-	return float64(in) / float64(out)
+	return float64(raw) / float64(packed)
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
