@@ -12,7 +12,6 @@ import (
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/flow"
-	"github.com/m2m-go/m2m/internal/huge"
 )
 
 // Options configure a Writer. The zero value means the defaults.
@@ -256,8 +255,7 @@ func (w *Writer) grow(n int) {
 	if cap(b)-len(b) >= n {
 		return
 	}
-	c := max(len(b)+n, min(2*cap(b), w.partial+MaxLine+1))
-	w.cur.buf = append(huge.Bytes(c), b...)
+	w.cur.buf = growCap(b, max(n, min(2*cap(b), w.partial+MaxLine+1)-len(b)))
 	putBuf(b)
 }
 

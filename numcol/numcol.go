@@ -312,18 +312,25 @@ func quickBound(src []byte) int {
 // is a whole word (a run of wordByte bytes between two that are not) of
 // digits, '.', '+', '-', 'e' and 'E' that starts with a digit or '-' and
 // has a '.', 'e' or 'E' (integers are not taken), of at most maxNumber
-// bytes, minDigits[0] of them digits or more; a vector is a run of base64 that starts after a
-// byte that is not base64 (padding is not) and has, its padding included,
-// vectorChar to maxVectorChar bytes.
+// bytes, minDigits[0] of them digits or more. A vector is a run of base64
+// that starts after a byte that is not base64 (padding is not), has, its
+// padding included, vectorChar to maxVectorChar bytes, a multiple of 4,
+// and whose first kilobyte could be one (mightBeVector).
 func wordBound(src []byte) int {
 	taken := 0
 	word, digits, number, real := 0, 0, false, false // the word so far
 	run, pad := 0, 0                                 // the run of base64 so far, and its padding
-	vector := func(end int) int {                    // what the run of base64 ending at end may take
-		if n := run + pad; n >= vectorChar && n <= maxVectorChar && n%4 == 0 && mightBeVector(src[end-n:end]) {
-			return n
+	endWord := func() {                              // the word so far ends
+		if number && real && word <= maxNumber && digits >= minDigits[0] {
+			taken += word
 		}
-		return 0
+		word, digits = 0, 0
+	}
+	endRun := func(end int) { // the run of base64 so far ends at end
+		if n := run + pad; n >= vectorChar && n <= maxVectorChar && n%4 == 0 && mightBeVector(src[end-n:end]) {
+			taken += n
+		}
+		run, pad = 0, 0
 	}
 	for i, c := range src {
 		k := class[c]
@@ -336,10 +343,7 @@ func wordBound(src []byte) int {
 			word++
 			digits += int(k & classDigit)
 		} else if word > 0 {
-			if number && real && word <= maxNumber && digits >= minDigits[0] {
-				taken += word
-			}
-			word, digits = 0, 0
+			endWord()
 		}
 		switch {
 		case k&classBase64 != 0 && pad == 0:
@@ -347,14 +351,13 @@ func wordBound(src []byte) int {
 		case c == '=' && run > 0:
 			pad++
 		case run > 0:
-			taken += vector(i)
-			run, pad = int(k&classBase64)/classBase64, 0
+			endRun(i)
+			run = int(k&classBase64) / classBase64 // base64 after padding starts a run
 		}
 	}
-	if number && real && word <= maxNumber && digits >= minDigits[0] {
-		taken += word
-	}
-	return taken + vector(len(src))
+	endWord()
+	endRun(len(src))
+	return taken
 }
 
 // class holds, for each byte, whether it is a digit, base64 (padding
