@@ -457,3 +457,35 @@ func TestStoreFrameSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameDict: the dictionary a store block's head names, read as
+// dictAhead reads it, is its frame's, for every store block and a head of
+// storeHead bytes or the whole body, whichever is shorter.
+func TestFrameDict(t *testing.T) {
+	in := sample.JSONL()
+	dicts := 0
+	for _, o := range []Options{small, {batch: 4 << 10, storeFrame: 8 << 10, segment: 3, Level: LevelMax, ModelMemory: 1}} {
+		packed, _ := write(t, in, o, 1000)
+		for _, b := range blocksOf(t, packed) {
+			if b[0] != kindStrings && b[0] != kindTemplates {
+				continue
+			}
+			f, _ := storeFrameOf(t, b)
+			dict, coder, ok := frameDict(b[:min(len(b), storeHead)])
+			if !ok || dict != f.dict || coder != f.coder {
+				t.Fatalf("frameDict: %d, coder %#x (%v); the frame's dictionary %d, coder %#x", dict, coder, ok, f.dict, f.coder)
+			}
+			if dict >= 0 {
+				dicts++
+			}
+		}
+	}
+	if dicts == 0 {
+		t.Fatal("no frame with a dictionary: nothing tested")
+	}
+	for _, head := range []string{"", "S", "S\x80", "S\x01\x02", "S\x01\x02\x01\x80"} {
+		if _, _, ok := frameDict([]byte(head)); ok {
+			t.Errorf("frameDict(%q) ok, but it is cut short", head)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -149,6 +150,7 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	r.dictAhead(b)
 	i := int(n - r.ix.First(b))
 	rb, err := r.records(b, i+1)
 	if err != nil {
@@ -158,7 +160,6 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
 	if rb.recs[i].flags&flagKept == 0 {
-		r.dictAhead(b)
 		r.prefetch(rb.skel[rb.recs[i].skel:rb.recs[i].end])
 	}
 	x := r.expander()
@@ -823,12 +824,14 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int) (*storeBlock, error) 
 // the strings frame that was filling while records block b was written
 // (the first after it in the file), unless that frame is at hand: in a
 // large archive, the one a record of b most likely needs, and decoded
-// whole before any frame that needs it, while the record's skeleton and
-// templates are decoded on the other core. Where it is not needed, it
-// costs a core's time, not the record's; it may end after AppendRecord
-// returns (Close waits for it), and errors are left for the frames'
-// readers to find. Frames of zstd only: a ppm frame decodes hundreds of
-// times slower.
+// whole before any frame that needs it. It starts before the records
+// block is read (the frame's header alone names its dictionary), so that
+// the record's skeleton and templates are decoded on one core while the
+// dictionary, the longest of a read's decodes, is on the other. Where it
+// is not needed, it costs a core's time, not the record's; it may end
+// after AppendRecord returns (Close waits for it), and errors are left for
+// the frames' readers to find. Frames of zstd only: a ppm frame decodes
+// hundreds of times slower.
 func (r *Reader) dictAhead(b int) {
 	fs := r.frames[0]
 	if len(fs) < 2 || runtime.GOMAXPROCS(0) < 2 {
@@ -840,18 +843,44 @@ func (r *Reader) dictAhead(b int) {
 		return
 	}
 	r.ahead.Go(func() {
-		blk, done, err := r.block(f.block)
+		var head [storeHead]byte
+		n, err := r.ix.Head(head[:], f.block)
 		if err != nil {
 			return
 		}
-		fr, _, err := storeHeader(blk, 0, f)
-		done()
 		// Not a ppm dictionary: 16 MiB of it take seconds, and a record
 		// in it, decoded only as far as it needs, would wait for all.
-		if err == nil && fr.dict >= 0 && fr.base() == coderZstd {
-			r.dictionary(0, f, fr.dict)
+		if dict, coder, ok := frameDict(head[:n]); ok && dict >= 0 && coder&^coderFlags == coderZstd {
+			r.dictionary(0, f, dict)
 		}
 	})
+}
+
+// storeHead is the most bytes of a store block's body before its frame's
+// dictionary is named: kind, two uvarints, coder, uvarint.
+const storeHead = 1 + 3*binary.MaxVarintLen64 + 1
+
+// frameDict returns the coder and dictionary block (-1: none) that head,
+// the first bytes of a store block's body, names; ok is false if they are
+// not there. Unchecked: what the block's full read checks.
+func frameDict(head []byte) (dict int, coder byte, ok bool) {
+	b := head[min(1, len(head)):]
+	for range 2 { // first entry, entries
+		_, n, err := varint.Uvarint64(b)
+		if err != nil {
+			return 0, 0, false
+		}
+		b = b[n:]
+	}
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	coder = b[0]
+	d, _, err := varint.Uvarint64(b[1:])
+	if err != nil || d > math.MaxInt32 {
+		return 0, 0, false
+	}
+	return int(d) - 1, coder, true
 }
 
 // block reads block b into memory of the Reader's, which done gives back

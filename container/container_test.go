@@ -319,6 +319,38 @@ func TestIndex(t *testing.T) {
 	}
 }
 
+// TestHead: a block's head is the start of the body ReadBlock checks, as
+// much of it as asked for or the body has.
+func TestHead(t *testing.T) {
+	file, _ := build(t, rand.New(rand.NewPCG(6, 6)), 12, nil)
+	ix, err := OpenIndex(bytes.NewReader(file), int64(len(file)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ix.Blocks() {
+		b, err := ix.Block(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{0, 1, 7, len(b.Body), len(b.Body) + 9} {
+			p := make([]byte, n)
+			k, err := ix.Head(p, i)
+			if want := min(n, len(b.Body)); err != nil || !bytes.Equal(p[:k], b.Body[:want]) || k != want {
+				t.Fatalf("block %d, head of %d: %d bytes (%v), want the body's first %d", i, n, k, err, want)
+			}
+		}
+	}
+	cut, _ := build(t, rand.New(rand.NewPCG(6, 6)), 12, nil)
+	short, err := OpenIndex(bytes.NewReader(cut), int64(len(cut)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short.ra = bytes.NewReader(cut[:short.entries[0].Offset+2])
+	if _, err := short.Head(make([]byte, 64), 0); !errors.Is(err, ErrTruncated) {
+		t.Errorf("head of a block cut short: %v, want ErrTruncated", err)
+	}
+}
+
 func TestEmpty(t *testing.T) {
 	file, _ := build(t, rand.New(rand.NewPCG(6, 6)), 0, nil)
 	if got, err := readAll(file, nil); err != nil || len(got) != 0 {

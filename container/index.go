@@ -149,6 +149,29 @@ func (ix *Index) ReadBlock(buf []byte, i int) (*Block, error) {
 	return b, nil
 }
 
+// Head reads into p the first bytes of data block i's body, as many as p
+// holds and the body has, and returns how many it read. Nothing is
+// checked: it is a hint, for a reader deciding what to read next, which
+// reads and checks the whole block (ReadBlock) before it relies on it.
+func (ix *Index) Head(p []byte, i int) (int, error) {
+	e := ix.entries[i]
+	buf := make([]byte, min(int64(maxBlockHeader+len(p)), ix.BlockLen(i)))
+	n, err := ix.ra.ReadAt(buf, e.Offset)
+	if n < len(buf) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, &Error{Offset: e.Offset, Record: e.First, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+	}
+	_, k1, err1 := varint.Uvarint(buf[1:])
+	bodyLen, k2, err2 := varint.Uvarint(buf[1+k1:])
+	if err1 != nil || err2 != nil {
+		return 0, corrupt(e.Offset, e.First, "bad block header")
+	}
+	body := buf[1+k1+k2:]
+	return copy(p, body[:min(len(body), int(bodyLen))]), nil
+}
+
 // BlockLen returns the bytes data block i takes in the file.
 func (ix *Index) BlockLen(i int) int64 {
 	end := ix.indexAt
