@@ -750,18 +750,25 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
-	var dict []byte
+	d := r.decoder()
+	defer r.decs.Put(d)
+	n := prefixOf(cum, need, fr.rawLen)
+	var dict, into []byte
 	if fr.dict >= 0 {
+		if _, ok := r.cache.peek(fr.dict); !ok {
+			// The dictionary is yet to be decoded, most often on the
+			// other core (dictAhead): a frame of the same stream, so of
+			// about this one's size.
+			into = d.ready(fr, fr.rawLen, n)
+		}
 		ds, err := r.dictionary(t, f, fr.dict)
 		if err != nil {
 			return nil, 0, err
 		}
 		dict = ds.raw
 	}
-	d := r.decoder()
-	defer r.decs.Put(d)
 	s := &storeBlock{kind: t, first: f.first}
-	if s.raw, s.complete, err = d.decodePrefix(nil, fr, dict, prefixOf(cum, need, fr.rawLen)); err != nil {
+	if s.raw, s.complete, err = d.decodePrefix(into, fr, dict, n); err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
 	if need < f.count {
