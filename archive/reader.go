@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
@@ -178,11 +179,6 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 // record's order. What goes wrong is left for the expander to find again
 // and report.
 func (r *Reader) prefetch(tmpl []byte) {
-	type want struct {
-		t    int
-		f    storeFrame
-		need int
-	}
 	texts := []refText{{tmpl, idTemplate}}
 	var wants []want
 	for depth := 0; len(texts) > 0 && depth <= maxDepth+1; depth++ {
@@ -205,28 +201,7 @@ func (r *Reader) prefetch(tmpl []byte) {
 			}
 			wants = append(wants, want{t, fs[i], need})
 		})
-		// Each kind's frames in turn, the last first: a frame's dictionary
-		// is an earlier frame of its kind, decoded whole for it, where
-		// decoded first as far as this record needs, it would be decoded
-		// again. The two kinds side by side, given two cores.
-		slices.SortFunc(wants, func(a, b want) int { return cmp.Compare(b.f.block, a.f.block) })
-		load := func(t int) {
-			for _, w := range wants {
-				if w.t == t {
-					r.store(w.t, w.f, w.need)
-				}
-			}
-		}
-		switch {
-		case len(wants) == 0:
-		case slices.ContainsFunc(wants, func(w want) bool { return w.t != wants[0].t }) && runtime.GOMAXPROCS(0) > 1:
-			var wg sync.WaitGroup
-			wg.Go(func() { load(1) })
-			load(0)
-			wg.Wait()
-		default:
-			load(wants[0].t)
-		}
+		r.loadAll(wants)
 		// The next level: the templates this one refers to.
 		var next []refText
 		var last recent
@@ -239,6 +214,56 @@ func (r *Reader) prefetch(tmpl []byte) {
 		})
 		texts = next
 	}
+}
+
+// A want is a store frame of kind t that a read needs decoded as far as
+// its entry need-1 (0: whole).
+type want struct {
+	t    int
+	f    storeFrame
+	need int
+}
+
+// loadAll decodes the frames wants name, on as many cores as there are
+// frames, up to GOMAXPROCS: a random record of a GiB archive may need two
+// strings frames (the one filling while its block was written, and an
+// older one), each a few milliseconds once their dictionary is decoded,
+// and templates frames beside them. A frame's dictionary is an earlier
+// frame of its kind, decoded whole: one that is also wanted is wanted
+// whole (decoded first in part, it would be decoded again), and frames
+// are taken the last first, so that a frame's dictionary is taken up,
+// if it is wanted, after the frames that wait for it. What goes wrong is
+// left for the expander to find again and report.
+func (r *Reader) loadAll(wants []want) {
+	if len(wants) > 1 {
+		for _, w := range wants {
+			var head [storeHead]byte
+			n, err := r.ix.Head(head[:], w.f.block)
+			if err != nil {
+				continue
+			}
+			if dict, _, ok := frameDict(head[:n]); ok && dict >= 0 {
+				for k := range wants {
+					if wants[k].t == w.t && wants[k].f.block == dict {
+						wants[k].need = 0
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(wants, func(a, b want) int { return cmp.Compare(b.f.block, a.f.block) })
+	var next atomic.Int32
+	load := func() {
+		for i := int(next.Add(1)) - 1; i < len(wants); i = int(next.Add(1)) - 1 {
+			r.store(wants[i].t, wants[i].f, wants[i].need)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(len(wants), runtime.GOMAXPROCS(0)) - 1 {
+		wg.Go(load)
+	}
+	load()
+	wg.Wait()
 }
 
 // A refText is a skeleton (self idTemplate) or template self's text.
