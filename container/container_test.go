@@ -340,6 +340,18 @@ func TestHead(t *testing.T) {
 			}
 		}
 	}
+	// A header that claims more body than the file has (4 GiB - 1) reads
+	// what is there, on any int size.
+	bad := bytes.Clone(file)
+	copy(bad[ix.entries[0].Offset+2:], []byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	lied, err := OpenIndex(bytes.NewReader(file), int64(len(file)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lied.ra = bytes.NewReader(bad)
+	if k, err := lied.Head(make([]byte, 64), 0); err != nil || k != 64 {
+		t.Errorf("head of a block whose header lies: %d bytes (%v), want 64", k, err)
+	}
 	cut, _ := build(t, rand.New(rand.NewPCG(6, 6)), 12, nil)
 	short, err := OpenIndex(bytes.NewReader(cut), int64(len(cut)), nil)
 	if err != nil {

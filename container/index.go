@@ -169,7 +169,7 @@ func (ix *Index) Head(p []byte, i int) (int, error) {
 		return 0, corrupt(e.Offset, e.First, "bad block header")
 	}
 	body := buf[1+k1+k2:]
-	return copy(p, body[:min(len(body), int(bodyLen))]), nil
+	return copy(p, body[:min(uint64(len(body)), uint64(bodyLen))]), nil
 }
 
 // BlockLen returns the bytes data block i takes in the file.
