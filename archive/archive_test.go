@@ -471,9 +471,9 @@ func TestFrameDict(t *testing.T) {
 				continue
 			}
 			f, _ := storeFrameOf(t, b)
-			dict, coder, ok := frameDict(b[:min(len(b), storeHead)])
+			dict, coder, ok := headDict(b[:min(len(b), storeHead)])
 			if !ok || dict != f.dict || coder != f.coder {
-				t.Fatalf("frameDict: %d, coder %#x (%v); the frame's dictionary %d, coder %#x", dict, coder, ok, f.dict, f.coder)
+				t.Fatalf("headDict: %d, coder %#x (%v); the frame's dictionary %d, coder %#x", dict, coder, ok, f.dict, f.coder)
 			}
 			if dict >= 0 {
 				dicts++
@@ -484,8 +484,8 @@ func TestFrameDict(t *testing.T) {
 		t.Fatal("no frame with a dictionary: nothing tested")
 	}
 	for _, head := range []string{"", "S", "S\x80", "S\x01\x02", "S\x01\x02\x01\x80"} {
-		if _, _, ok := frameDict([]byte(head)); ok {
-			t.Errorf("frameDict(%q) ok, but it is cut short", head)
+		if _, _, ok := headDict([]byte(head)); ok {
+			t.Errorf("headDict(%q) ok, but it is cut short", head)
 		}
 	}
 }

@@ -445,7 +445,7 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 	// every one but the last (64 KiB at level 1): so many blocks are
 	// tried, then, if they hold less, as many more as their average says,
 	// then all of them.
-	k := max((n+maxRawBlock-1)/maxRawBlock, 1)
+	k := blocksFor(n)
 	if n == f.rawLen {
 		// All of it: decoded whole, so checked whole. Its first blocks
 		// may hold rawLen bytes of a frame that makes more (FuzzSplice).
@@ -476,7 +476,8 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 }
 
 // ready makes d's buffers ready for the first n raw bytes of zstd frame f
-// with a dictionary of about dictLen bytes, and returns an empty buffer
+// with a dictionary (an earlier frame of its stream, so of about its
+// size), and returns an empty buffer
 // with room for them: memory fresh from the system, touched here, a page
 // at a time. Called while the dictionary is still being decoded on
 // another core, it takes the page faults and the kernel's zeroing of
@@ -484,12 +485,13 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 // blocks, behind it in the spliced output, the bytes copied out) off the
 // path of a read of one record, where they were a third of a fresh
 // process's time. Buffers d holds already are left as they are.
-func (d *frameDecoder) ready(f frame, dictLen, n int) []byte {
-	if f.coder != coderZstd || dictLen <= 0 {
+func (d *frameDecoder) ready(f frame, n int) []byte {
+	if f.coder != coderZstd || f.dict < 0 {
 		return nil
 	}
-	room := min(f.rawLen, (max(n, 1)+maxRawBlock-1)/maxRawBlock*maxRawBlock)
-	joined := spliceHeader + dictLen + 3*((dictLen+maxRawBlock-1)/maxRawBlock) + len(f.data)
+	dictLen := f.rawLen
+	room := min(f.rawLen, blocksFor(n)*maxRawBlock)
+	joined := spliceHeader + rawBlocksLen(dictLen) + len(f.data)
 	if cap(d.joined) < joined {
 		d.joined, d.joinedDict = touch(growCap(nil, joined), joined), nil
 	}
@@ -640,7 +642,7 @@ func (d *frameDecoder) decodeBlocks(dst []byte, f frame, dict []byte, k int) (ou
 func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
 	// d.joined is room for the header, dict in raw blocks, then frame's:
 	// the next frame of the segment, or part of it, has the same dict.
-	rawBlocks := len(dict) + 3*((len(dict)+maxRawBlock-1)/maxRawBlock)
+	rawBlocks := rawBlocksLen(len(dict))
 	body := frame[d.blocks[0]:d.blocks[k]]
 	if cap(d.joined) < spliceHeader+rawBlocks || len(dict) != len(d.joinedDict) || len(dict) > 0 && &dict[0] != &d.joinedDict[0] {
 		h := growCap(d.joined[:0], spliceHeader+rawBlocks+len(body))[:spliceHeader]
@@ -668,6 +670,14 @@ func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
 	}
 	return h[spliceHeader-copy(h[spliceHeader-len(head):], head):]
 }
+
+// blocksFor is how many zstd blocks hold n raw bytes, if full (one at
+// least): the first a part of a frame is decoded as.
+func blocksFor(n int) int { return max((n+maxRawBlock-1)/maxRawBlock, 1) }
+
+// rawBlocksLen is the length of n bytes in raw zstd blocks: a 3-byte
+// header for each maxRawBlock of them.
+func rawBlocksLen(n int) int { return n + 3*((n+maxRawBlock-1)/maxRawBlock) }
 
 // windowDescriptor is the zstd window descriptor of the smallest window of
 // n bytes or more (n at most 2*maxFrame).

@@ -237,12 +237,7 @@ type want struct {
 func (r *Reader) loadAll(wants []want) {
 	if len(wants) > 1 {
 		for _, w := range wants {
-			var head [storeHead]byte
-			n, err := r.ix.Head(head[:], w.f.block)
-			if err != nil {
-				continue
-			}
-			if dict, _, ok := frameDict(head[:n]); ok && dict >= 0 {
+			if dict, _, ok := r.frameDict(w.f.block); ok && dict >= 0 {
 				for k := range wants {
 					if wants[k].t == w.t && wants[k].f.block == dict {
 						wants[k].need = 0
@@ -782,9 +777,8 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if fr.dict >= 0 {
 		if _, ok := r.cache.peek(fr.dict); !ok {
 			// The dictionary is yet to be decoded, most often on the
-			// other core (dictAhead): a frame of the same stream, so of
-			// about this one's size.
-			into = d.ready(fr, fr.rawLen, n)
+			// other core (dictAhead).
+			into = d.ready(fr, n)
 		}
 		ds, err := r.dictionary(t, f, fr.dict)
 		if err != nil {
@@ -875,27 +869,34 @@ func (r *Reader) dictAhead(b int) {
 		return
 	}
 	r.ahead.Go(func() {
-		var head [storeHead]byte
-		n, err := r.ix.Head(head[:], f.block)
-		if err != nil {
-			return
-		}
 		// Not a ppm dictionary: 16 MiB of it take seconds, and a record
 		// in it, decoded only as far as it needs, would wait for all.
-		if dict, coder, ok := frameDict(head[:n]); ok && dict >= 0 && coder&^coderFlags == coderZstd {
+		if dict, coder, ok := r.frameDict(f.block); ok && dict >= 0 && coder&^coderFlags == coderZstd {
 			r.dictionary(0, f, dict)
 		}
 	})
+}
+
+// frameDict returns the coder and dictionary block (-1: none) of store
+// block b's frame, from its header alone (headDict); ok is false if they
+// could not be read there.
+func (r *Reader) frameDict(b int) (dict int, coder byte, ok bool) {
+	var head [storeHead]byte
+	n, err := r.ix.Head(head[:], b)
+	if err != nil {
+		return 0, 0, false
+	}
+	return headDict(head[:n])
 }
 
 // storeHead is the most bytes of a store block's body before its frame's
 // dictionary is named: kind, two uvarints, coder, uvarint.
 const storeHead = 1 + 3*binary.MaxVarintLen64 + 1
 
-// frameDict returns the coder and dictionary block (-1: none) that head,
+// headDict returns the coder and dictionary block (-1: none) that head,
 // the first bytes of a store block's body, names; ok is false if they are
 // not there. Unchecked: what the block's full read checks.
-func frameDict(head []byte) (dict int, coder byte, ok bool) {
+func headDict(head []byte) (dict int, coder byte, ok bool) {
 	b := head[min(1, len(head)):]
 	for range 2 { // first entry, entries
 		_, n, err := varint.Uvarint64(b)

@@ -163,13 +163,24 @@ func (ix *Index) Head(p []byte, i int) (int, error) {
 		}
 		return 0, &Error{Offset: e.Offset, Record: e.First, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
 	}
-	_, k1, err1 := varint.Uvarint(buf[1:])
-	bodyLen, k2, err2 := varint.Uvarint(buf[1+k1:])
-	if err1 != nil || err2 != nil {
+	_, bodyLen, hl, ok := blockHeader(buf)
+	if !ok {
 		return 0, corrupt(e.Offset, e.First, "bad block header")
 	}
-	body := buf[1+k1+k2:]
+	body := buf[hl:]
 	return copy(p, body[:min(uint64(len(body)), uint64(bodyLen))]), nil
+}
+
+// blockHeader parses the header at the start of h, a block's type and two
+// uvarints: its records and the length of its body, and the header's
+// length; ok is false if h holds no whole header.
+func blockHeader(h []byte) (records, bodyLen uint32, hl int, ok bool) {
+	records, k1, err1 := varint.Uvarint(h[min(1, len(h)):])
+	if err1 != nil {
+		return 0, 0, 0, false
+	}
+	bodyLen, k2, err2 := varint.Uvarint(h[1+k1:])
+	return records, bodyLen, 1 + k1 + k2, err2 == nil
 }
 
 // BlockLen returns the bytes data block i takes in the file.
@@ -217,16 +228,14 @@ func readBlockAt(ra io.ReaderAt, off, limit, record int64, sealed bool, buf []by
 		}
 		return nil, &Error{Offset: off, Record: record, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
 	}
-	records, k1, err1 := varint.Uvarint(hdr[1:n])
-	bodyLen, k2, err2 := varint.Uvarint(hdr[1+k1 : n])
-	if err1 != nil || err2 != nil {
+	records, bodyLen, hl, ok := blockHeader(hdr[:n])
+	if !ok {
 		return nil, corrupt(off, record, "bad block header")
 	}
 	macLen := 0
 	if sealed && hdr[0] != typeIndex {
 		macLen = MACLen
 	}
-	hl := 1 + k1 + k2
 	size := int64(hl) + int64(bodyLen) + int64(macLen) + 4
 	if bodyLen > MaxBlock || size > limit {
 		return nil, corrupt(off, record, "block of %d bytes does not fit", bodyLen)
