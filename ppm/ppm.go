@@ -46,7 +46,7 @@ var (
 	ErrTooLong = errors.New("ppm: the data decodes to more than allowed")
 )
 
-const version = 2 // 1: the model started afresh when full
+const version = 3 // 1: the model started afresh when full; 2: probabilities learned at 1/32
 
 // header = version | order | uvarint memory_mib | uvarint raw_len | crc32 (4, of the raw bytes)
 //
