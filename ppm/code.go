@@ -73,8 +73,8 @@ func bucket(v uint32) uint32 { return uint32(bits.Len32(max(v, 1) - 1)) }
 // what it has seen: it learns fast at first (a running mean), then at a
 // rate of 1/64. A slower end rate than 1/32 (format version 2) codes
 // dev100's strings 0.2% smaller and its skeletons and templates 0.6%;
-// 1/128 gains nothing more, and probabilities of 16 bits in place of 12
-// were within 0.2% either way (bench/README.md).
+// 1/48 and 1/96 gain less, 1/128 nothing, and probabilities of 16 bits in
+// place of 12 were within 0.2% either way (bench/README.md).
 type prob struct {
 	p uint16
 	n uint16
