@@ -836,10 +836,10 @@ func vectorEnd(src []byte, i int) int {
 // appendVector appends to f32 the bits of the float32s run encodes, if it
 // is a vector; else it returns f32 as it was, and false.
 func appendVector(f32 []uint64, run []byte) ([]uint64, bool) {
-	var buf [3 * 256]byte // decoded 1 KiB of base64 at a time
+	var buf [vectorChunk / 4 * 3]byte
 	n, bad := len(f32), 0
 	for len(run) > 0 {
-		k := min(len(run), 1024)
+		k := min(len(run), vectorChunk)
 		var ok bool
 		if f32, bad, ok = appendChunk(f32, bad, buf[:], run[:k]); !ok {
 			return f32[:n], false
@@ -847,16 +847,24 @@ func appendVector(f32 []uint64, run []byte) ([]uint64, bool) {
 		run = run[k:]
 		// The same test on each chunk's numbers so far: an image or a
 		// file of megabytes is given up after its first kilobyte.
-		if 8*bad > len(f32)-n {
+		if !fewBad(bad, len(f32)-n) {
 			return f32[:n], false
 		}
 	}
 	return f32, true // minVector of them or more: vectorEnd's run is that long
 }
 
-// appendChunk appends to f32 the float32s of chunk, at most 1 KiB of a
-// run of base64, decoded in buf, and adds to bad those of an exponent no
-// embedding has; ok is false where chunk is no float32s.
+// vectorChunk is how much of a run of base64 appendVector decodes at a
+// time, and tests as it goes (fewBad).
+const vectorChunk = 1024
+
+// fewBad reports whether bad of n float32s, those of an exponent no
+// embedding has, are few enough for a vector: an eighth at most.
+func fewBad(bad, n int) bool { return 8*bad <= n }
+
+// appendChunk appends to f32 the float32s of chunk, at most vectorChunk
+// bytes of a run of base64, decoded in buf, and adds to bad those of an
+// exponent no embedding has; ok is false where chunk is no float32s.
 func appendChunk(f32 []uint64, bad int, buf, chunk []byte) (_ []uint64, _ int, ok bool) {
 	// A chunk of 1 KiB decodes to 768 bytes, 192 float32s: only the
 	// last, which holds the padding, may end inside one, and then the
@@ -878,10 +886,10 @@ func appendChunk(f32 []uint64, bad int, buf, chunk []byte) (_ []uint64, _ int, o
 // mightBeVector reports whether appendVector could take run: whether its
 // first kilobyte passes.
 func mightBeVector(run []byte) bool {
-	var buf [3 * 256]byte
-	var f32 [256]uint64
-	got, bad, ok := appendChunk(f32[:0], 0, buf[:], run[:min(len(run), 1024)])
-	return ok && 8*bad <= len(got)
+	var buf [vectorChunk / 4 * 3]byte
+	var f32 [vectorChunk / 4]uint64
+	got, bad, ok := appendChunk(f32[:0], 0, buf[:], run[:min(len(run), vectorChunk)])
+	return ok && fewBad(bad, len(got))
 }
 
 // appendBase64 appends to dst the base64 of the c float32s of a vector
