@@ -365,7 +365,7 @@ func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, 
 		dictBlock = -1
 	}
 	mem := min(max(len(raw)*ppmBytesPerByte>>20, 1), e.ppmMemory)
-	data, err := ppm.AppendEncode(nil, raw, ppm.Options{Memory: mem, Dict: dict})
+	data, err := ppm.AppendEncode(nil, raw, ppm.Options{Memory: mem, Dict: dict, Words: true})
 	if err != nil {
 		return dst, err
 	}

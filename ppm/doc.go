@@ -30,6 +30,15 @@
 // answers and prompts fill 188 MiB); text that repeats takes little, and
 // a model half that size codes only ~1% larger (bench/README.md).
 //
+// With Options.Words, the encoder first replaces a text's frequent words
+// (runs of ASCII letters) by codes of one or two bytes the text does not
+// use, a capitalized word by a flag and its lower-case form's code, and
+// codes the list of words (with a small model of its own) before the
+// text: the model sees fewer symbols, and 16 of them reach further back.
+// On dev100's --max archive 3.2% smaller (strings 3.7%, skeletons 4.8%)
+// and 20-25% faster both ways; a text that uses every byte value, or is
+// shorter than 128 KiB, is coded as it is (words.go, bench/README.md).
+//
 // A match model may also be given a dictionary (Options.Dict): earlier
 // text, known to both sides, in which it finds repeats as in the data.
 // Package archive gives a strings frame the first frame of its segment:
@@ -50,8 +59,17 @@
 // # Format
 //
 //	data   = version (1) | order (1) | uvarint memory_mib | uvarint raw_len | crc32 (4)
-//	         | uvarint dict_len | [crc32 of the dictionary (4), if dict_len > 0] | range-coded bytes
+//	         | uvarint dict_len | [crc32 of the dictionary (4), if dict_len > 0]
+//	         | uvarint words | [uvarint codes | codes | uvarint one, if words > 0] | range-coded bytes
 //	stream = (uvarint len | kind | data or the bytes themselves)* | 0
+//
+// With words > 0 the range-coded bytes are first the words, each ended by
+// a line feed (an order-4 model of their own), then the text with codes:
+// codes[0] is the capital flag, codes[1:1+one] stand for words 0 to
+// one-1, and each later code c is the first byte of two, whose second b
+// stands for word one + 256*(c's place among them) + b. The dictionary
+// is coded with the same table for the match model. Version 4; a decoder
+// refuses others.
 //
 // A decoder refuses data whose memory exceeds Options.MaxMemory (512 MiB
 // by default), whose length exceeds what the caller allows, made with

@@ -59,10 +59,14 @@ func TestFile(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	// The last fills its model.
 	for _, in := range [][]byte{nil, []byte("hello, hello, hello"), sample.JSONL()[:2000], sample.JSONL()[:60000]} {
-		p, _ := AppendEncode(nil, in, Options{Memory: 1})
-		f.Add(p)
+		for _, words := range []bool{false, true} {
+			p, _ := AppendEncode(nil, in, Options{Memory: 1, Words: words})
+			f.Add(p)
+		}
 	}
-	f.Add([]byte{version, 16, 0, 5, 0, 0, 0, 0, 0, 1, 2, 3, 4}) // no memory at all
+	words := bytes.Repeat([]byte("The cat and the hat. "), 70)
+	f.Add(appendEncode(nil, words, Options{Memory: 1}, chooseWords(words))) // a word table, short
+	f.Add([]byte{version, 16, 0, 5, 0, 0, 0, 0, 0, 1, 2, 3, 4})             // no memory at all
 	f.Fuzz(func(t *testing.T, p []byte) {
 		out, err := AppendDecode(nil, p, 1<<16, Options{MaxMemory: 4})
 		if err == nil && len(out) > 1<<16 {

@@ -1,0 +1,169 @@
+package ppm
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// prose returns n bytes of made-up English: capitalized sentences of
+// words drawn from a vocabulary of v, some used much more than others.
+func prose(n, v int) []byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vocab := make([]string, v)
+	for i := range vocab {
+		w := make([]byte, 2+rng.IntN(9))
+		for j := range w {
+			w[j] = byte('a' + rng.IntN(26))
+		}
+		vocab[i] = string(w)
+	}
+	var b []byte
+	for len(b) < n {
+		for i := range 3 + rng.IntN(12) {
+			w := vocab[int(float64(len(vocab))*rng.Float64()*rng.Float64())]
+			if i == 0 {
+				w = string(w[0]-0x20) + w[1:]
+			}
+			b = append(append(b, w...), ' ')
+		}
+		b = append(b[:len(b)-1], ". "...)
+	}
+	return b[:n]
+}
+
+// TestWords: text with and without words to replace comes back whole,
+// whatever the codes it leaves free; prose codes smaller with Words.
+func TestWords(t *testing.T) {
+	var all []byte
+	for i := range 7000 {
+		all = append(append(all, byte(i)), "the words are here "...)
+	}
+	fewFree := bytes.Clone(prose(150000, 200))
+	for c := range 256 {
+		if c != 0x01 && c != 0xFF {
+			fewFree = append(fewFree, byte(c)) // two bytes free: a flag and a prefix
+		}
+	}
+	long := bytes.Repeat([]byte("Supercalifragilisticexpialidocious "+string(bytes.Repeat([]byte("x"), maxWordLen))+" "), 1600)
+	for name, in := range map[string][]byte{
+		"empty":   nil,
+		"word":    []byte("hello"),
+		"sample":  sample.JSONL(),
+		"prose":   prose(200000, 1000),
+		"all":     all,
+		"fewfree": fewFree,
+		"long":    long,
+		"edges":   bytes.Repeat([]byte("Word word WORD wOrd word"), 6000),
+	} {
+		off := roundTrip(t, in, Options{Memory: 64})
+		on := roundTrip(t, in, Options{Memory: 64, Words: true})
+		t.Logf("%s: %d bytes, %d without words, %d with", name, len(in), len(off), len(on))
+		if name == "sample" && len(on) >= len(off) {
+			t.Errorf("%s: %d bytes with words, %d without", name, len(on), len(off))
+		}
+		if tb := chooseWords(in); (tb == nil) != (name == "all" || name == "empty" || name == "word") {
+			t.Errorf("%s: table %v", name, tb != nil)
+		}
+	}
+	if tb := chooseWords(fewFree); tb == nil || tb.one != 0 || len(tb.words) < 2 {
+		t.Errorf("two bytes free: %+v", tb)
+	}
+}
+
+// TestWordsDict: a dictionary is coded with the frame's table, whatever
+// bytes it holds.
+func TestWordsDict(t *testing.T) {
+	text := sample.JSONL()
+	dict, in := text[:len(text)/2], text[len(text)/2:]
+	dict = append([]byte{0x01, 0x02, 0xFE, 0xFF}, dict...)
+	in = append(bytes.Clone(dict[1000:101000]), in[:100000]...)
+	o := Options{Memory: 16, Dict: dict, Words: true}
+	with := roundTrip(t, in, o)
+	alone := roundTrip(t, in, Options{Memory: 16, Words: true})
+	if len(with) >= len(alone) {
+		t.Errorf("with a dictionary: %d bytes, alone %d", len(with), len(alone))
+	}
+}
+
+// TestWordsPrefix: any first n bytes come back, codes cut where n falls.
+func TestWordsPrefix(t *testing.T) {
+	in := prose(minWordsText, 5)
+	p, err := AppendEncode(nil, in, Options{Memory: 4, Words: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(in) + 2 {
+		if n > 300 && n < len(in)-300 && n%997 != 0 {
+			continue
+		}
+		out, err := AppendDecodePrefix([]byte("x"), p, n, len(in), Options{})
+		if want := append([]byte("x"), in[:min(n, len(in))]...); err != nil || !bytes.Equal(out, want) {
+			t.Fatalf("n %d: %d bytes, %v", n, len(out)-1, err)
+		}
+	}
+}
+
+// TestWordsHeader: tables no encoder makes are refused.
+func TestWordsHeader(t *testing.T) {
+	in := prose(minWordsText, 5)
+	p, err := AppendEncode(nil, in, Options{Memory: 4, Words: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := appendHeader(nil, 16, 4, len(in), 0, nil)
+	words, codes, one, k, ok := readWordHeader(p[len(head):])
+	if !ok || words == 0 {
+		t.Fatalf("no words in the header: %v", ok)
+	}
+	rest := p[len(head)+k:]
+	for _, bad := range []struct {
+		name         string
+		words, one   int
+		codes        []byte
+		wantRejected bool
+	}{
+		{"as made", words, one, codes, false},
+		{"more words than codes hold", one + (len(codes)-1-one)*256 + 1, one, codes, true},
+		{"more words than the text has room for", len(in)/2 + 1, one, codes, true},
+		{"one-byte codes past the codes", words, len(codes), codes, true},
+		{"a code twice", words, one, append([]byte{codes[1]}, codes[1:]...), true},
+		{"one code", words, 0, codes[:1], true},
+	} {
+		q := bytes.Clone(p[:len(head)])
+		q = varint64(q, bad.words)
+		q = varint64(q, len(bad.codes))
+		q = append(q, bad.codes...)
+		q = varint64(q, bad.one)
+		q = append(q, rest...)
+		out, err := AppendDecode(nil, q, len(in), Options{})
+		if rejected := err != nil; rejected != bad.wantRejected || !rejected && !bytes.Equal(out, in) {
+			t.Errorf("%s: %v", bad.name, err)
+		}
+	}
+}
+
+func varint64(dst []byte, v int) []byte {
+	for ; v >= 0x80; v >>= 7 {
+		dst = append(dst, byte(v)|0x80)
+	}
+	return append(dst, byte(v))
+}
+
+// FuzzWords: any text comes back whole with its words replaced, the
+// table chosen as for a long text whatever the length.
+func FuzzWords(f *testing.F) {
+	f.Add([]byte("The cat and the hat and The Cat and the cat, and the hat."), 8)
+	f.Add(prose(2000, 10), 1)
+	f.Fuzz(func(t *testing.T, unit []byte, copies int) {
+		in := bytes.Repeat(unit, min(max(copies, 1), 64)) // words used often enough
+		p := appendEncode(nil, in, Options{Memory: 1}, chooseWords(in))
+		back, err := AppendDecode(nil, p, len(in), Options{})
+		if err != nil || !bytes.Equal(back, in) {
+			t.Fatalf("%v: %s", err, fmt.Sprintf("%q", back))
+		}
+	})
+}
