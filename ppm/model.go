@@ -52,9 +52,10 @@ type model struct {
 	escaped []uint32
 
 	see         [seeSize]prob
-	epochMasked bool // a context escaped from while coding this symbol
-	lastFirst   bool // the last symbol was found in the first context tried
-	prevClass   uint32
+	epochMasked bool        // a context escaped from while coding this symbol
+	lastFirst   bool        // the last symbol was found in the first context tried
+	prevClass   uint32      // the class of the last symbol
+	classes     [256]uint32 // each symbol's: byteClass, or a word code's (setClasses)
 
 	match matcher
 	full  bool // an allocation has failed: the model makes no more contexts
@@ -66,6 +67,9 @@ func newModel(words int, maxOrder int) *model {
 	// context or state it touches would miss the TLB.
 	huge.Advise(m.mem)
 	m.root = m.allocCtx(0, 0)
+	for i := range m.classes {
+		m.classes[i] = byteClass(byte(i))
+	}
 	m.cur = m.root
 	for i := range m.see {
 		m.see[i] = prob{p: 4096 * 3 / 4}
@@ -302,7 +306,7 @@ func (m *model) successorOf(c, s uint32, b byte) uint32 {
 // context is the longest there is.
 func (m *model) update(found, s uint32, b byte) {
 	m.match.push(b)
-	m.prevClass = byteClass(b)
+	m.prevClass = m.classes[b]
 	// The symbol's share of its context, before counting it: what the
 	// contexts that lacked it start it with (information inheritance).
 	var pf, pt uint32 = 1, 2

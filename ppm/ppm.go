@@ -106,6 +106,7 @@ func appendEncode(dst, src []byte, o Options, t *wordTable) []byte {
 		return e.finish()
 	}
 	t.encodeList(&e)
+	t.setClasses(m)
 	m.match.init(t.appendCoded(nil, o.Dict), len(src))
 	for _, b := range t.appendCoded(make([]byte, 0, len(src)), src) {
 		m.encodeSymbol(&e, b)
@@ -184,6 +185,7 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		if t == nil {
 			return dst, ErrCorrupt
 		}
+		t.setClasses(m)
 		m.match.init(t.appendCoded(nil, o.Dict), int(rawLen))
 		var ok bool
 		if dst, ok = t.decode(dst, m, &d, min(int(rawLen), max(n, 0)), int(rawLen)); !ok {

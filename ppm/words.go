@@ -354,3 +354,23 @@ func (t *wordTable) decode(dst []byte, m *model, d *decoder, n, rawLen int) ([]b
 	}
 	return dst[:start+n], d.over <= 4
 }
+
+// setClasses gives the codes their byte classes in m's escape estimation
+// (byteClass): the capital flag that of a space, which comes before a
+// word; a word's one-byte code that of a digit, a class prose seldom
+// holds, so that what follows a word is told apart; a prefix, the rest.
+// Measured on 4 MiB of dev100's strings: 0.7% smaller than every code in
+// the class byteClass gives it; a class of their own (five, a larger
+// table) gained 0.1% more.
+func (t *wordTable) setClasses(m *model) {
+	for i, c := range t.codes {
+		switch {
+		case i == 0:
+			m.classes[c] = byteClass(' ')
+		case i <= t.one:
+			m.classes[c] = byteClass('0')
+		default:
+			m.classes[c] = byteClass(0)
+		}
+	}
+}
