@@ -13,8 +13,8 @@ import (
 // the code of its lower-case form. The model then codes fewer symbols
 // (dev100's strings: 18.7 MB become 11.4 MB, coded ~30% faster) and its
 // contexts of 16 symbols reach further back: 4.4% smaller on dev100's
-// strings, 2.5% on dev's (bench/README.md). A text that uses every byte
-// value is left as it is.
+// strings as one frame, 2.5% on dev's (bench/README.md). A text that uses
+// every byte value is left as it is.
 //
 // The table: the bytes the text does not use, in increasing order, are
 // the codes. The first is the capital flag; of the rest, two thirds
