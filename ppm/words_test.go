@@ -58,6 +58,7 @@ func TestWords(t *testing.T) {
 		"fewfree": fewFree,
 		"long":    long,
 		"edges":   bytes.Repeat([]byte("Word word WORD wOrd word"), 6000),
+		"escapes": append(bytes.Repeat([]byte(`"Hello,\nWorld\n\nThe \"end\" \\n \\\nEnd\u00e9\`), 5000), '\\'),
 	} {
 		off := roundTrip(t, in, Options{Memory: 64})
 		on := roundTrip(t, in, Options{Memory: 64, Words: true})
@@ -158,6 +159,7 @@ func varint64(dst []byte, v int) []byte {
 func FuzzWords(f *testing.F) {
 	f.Add([]byte("The cat and the hat and The Cat and the cat, and the hat."), 8)
 	f.Add(prose(2000, 10), 1)
+	f.Add([]byte(`\nThe "cat"\n\n\"hat\" \\nThe\`), 64)
 	f.Fuzz(func(t *testing.T, unit []byte, copies int) {
 		in := bytes.Repeat(unit, min(max(copies, 1), 64)) // words used often enough
 		p := appendEncode(nil, in, Options{Memory: 1}, chooseWords(in))
