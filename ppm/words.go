@@ -1,6 +1,7 @@
 package ppm
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 
@@ -149,6 +150,13 @@ func chooseWords(src []byte) *wordTable {
 	}
 	if len(words) == 0 {
 		return nil
+	}
+	// Which of its group's codes a word gets does not matter to the model
+	// (codes are labels), so each group is listed in order of its bytes,
+	// which the list's model codes in less.
+	slices.SortFunc(words[:min(one, len(words))], bytes.Compare)
+	for i := one; i < len(words); i += 256 {
+		slices.SortFunc(words[i:min(i+256, len(words))], bytes.Compare)
 	}
 	return newWordTable(words, codes, one)
 }
@@ -301,15 +309,29 @@ func listModel(words int) *model {
 	return m
 }
 
-// encodeList codes the table's words, each ended by a line feed.
+// encodeList codes the table's words, each as how many of its first
+// bytes are the word before's (a byte), the rest, and a line feed.
 func (t *wordTable) encodeList(e *encoder) {
 	m := listModel(len(t.words))
+	var prev []byte
 	for _, w := range t.words {
-		for _, c := range w {
+		k := commonPrefix(prev, w)
+		m.encodeSymbol(e, byte(k))
+		for _, c := range w[k:] {
 			m.encodeSymbol(e, c)
 		}
 		m.encodeSymbol(e, '\n')
+		prev = w
 	}
+}
+
+// commonPrefix returns how many first bytes a and b share.
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // decodeWordList decodes what encodeList coded, and returns the table, or
@@ -320,9 +342,14 @@ func decodeWordList(d *decoder, words int, codes []byte, one int) *wordTable {
 	}
 	m := listModel(words)
 	list := make([][]byte, 0, words)
-	var letters []byte
+	var letters, prev []byte
 	for range words {
+		k, ok := m.decodeSymbol(d)
+		if !ok || int(k) > len(prev) {
+			return nil
+		}
 		start := len(letters)
+		letters = append(letters, prev[:k]...)
 		for {
 			c, ok := m.decodeSymbol(d)
 			if !ok || d.over > 4 || len(letters)-start > maxWordLen {
@@ -333,7 +360,8 @@ func decodeWordList(d *decoder, words int, codes []byte, one int) *wordTable {
 			}
 			letters = append(letters, c)
 		}
-		list = append(list, letters[start:len(letters):len(letters)])
+		prev = letters[start:len(letters):len(letters)]
+		list = append(list, prev)
 	}
 	return newWordTable(list, codes, one)
 }
