@@ -9,25 +9,31 @@ import (
 )
 
 // Words (Options.Words): before the model sees a text, its frequent words
-// (maximal runs of ASCII letters) are replaced by codes of one or two
-// bytes the text does not hold, and a capitalized word by a flag byte and
-// the code of its lower-case form. The model then codes fewer symbols
-// (dev100's strings: 18.7 MB become 11.4 MB, coded ~30% faster) and its
-// contexts of 16 symbols reach further back: 4.4% smaller on dev100's
-// strings as one frame, 2.5% on dev's (bench/README.md). A text that uses
-// every byte value is left as it is.
+// (maximal runs of ASCII letters, and JSON escapes) are replaced by codes
+// of one or two bytes the text does not hold, or holds rarely (escaped
+// where it does), and a capitalized word by a flag byte and the code of
+// its lower-case form. The model then codes fewer symbols (dev100's
+// strings: 18.7 MB become 11.4 MB, coded ~30% faster) and its contexts of
+// 16 symbols reach further back: 4.4% smaller on dev100's strings as one
+// frame, 2.5% on dev's, 8% on its templates, where every byte value
+// occurs (bench/README.md).
 //
-// The table: the bytes the text does not use, in increasing order, are
-// the codes. The first is the capital flag; of the rest, two thirds
-// (rounded down) are one-byte codes and the others the first bytes of
-// two-byte codes, whose second byte is any. Words are ranked by what
-// replacing them saves (uses times length), and take the codes in that
-// order, one-byte codes first; a word not longer than its code is not
-// replaced, nor one used fewer times than minWordUses says.
+// The table: the codes are the byte values the text does not use, in
+// increasing order, then, while there are fewer than minCodes, those it
+// uses least, each at most once in rareCode bytes. The first is the
+// escape (the next symbol is a byte of the text, one of the codes), the
+// second the capital flag; of the rest, two thirds (rounded down) are
+// one-byte codes and the others the first bytes of two-byte codes, whose
+// second byte is any. Words are ranked by what replacing them saves (uses
+// times length), and take the codes in that order, one-byte codes first;
+// a word not longer than its code is not replaced, nor one used fewer
+// times than minWordUses says.
 const (
 	minWordsText  = 128 << 10 // below, the list costs what the codes save
 	maxWordLen    = 48
 	maxWordsCount = 1 << 18 // distinct words counted: memory bounded on text of few repeats
+	minCodes      = 48      // codes taken from used bytes up to this many
+	rareCode      = 2048    // a used byte is a code if it is at most one in this many
 )
 
 // minWordUses is how often a word must occur in n bytes of text to be
@@ -41,7 +47,7 @@ func minWordUses(n int) int { return min(max(64<<20/max(n, 1), 8), 64) }
 // A wordTable maps words to codes and back.
 type wordTable struct {
 	words [][]byte // by number
-	codes []byte   // the capital flag, the one-byte codes, the prefixes
+	codes []byte   // the escape, the capital flag, the one-byte codes, the prefixes
 	one   int      // how many one-byte codes
 	of    [256]int32
 	index map[string]int32 // encoder only: word to number
@@ -50,8 +56,9 @@ type wordTable struct {
 // Byte kinds in wordTable.of, besides a word's number for a one-byte code.
 const (
 	wordLiteral = -1
-	wordCapital = -2
-	wordPrefix  = -3 // -3-p: the first byte of the p-th group of 256 two-byte codes
+	wordEscape  = -2
+	wordCapital = -3
+	wordPrefix  = -4 // -4-p: the first byte of the p-th group of 256 two-byte codes
 )
 
 // isLetter reports whether c is an ASCII letter.
@@ -94,24 +101,31 @@ func capitalized(w []byte) bool {
 // lower returns w with its first letter in lower case, in buf.
 func lower(buf, w []byte) []byte { return append(append(buf[:0], w[0]|0x20), w[1:]...) }
 
-// chooseWords returns the table for src, or nil where src leaves fewer
-// than two byte values free or has no word worth a code. (AppendEncode
+// chooseWords returns the table for src, or nil where src has fewer than
+// three byte values free or rare or no word worth a code. (AppendEncode
 // asks only for a text of minWordsText bytes or more.)
 func chooseWords(src []byte) *wordTable {
-	var used [256]bool
+	var uses [256]int
 	for _, c := range src {
-		used[c] = true
+		uses[c]++
 	}
+	byUse := make([]byte, 256)
+	for c := range byUse {
+		byUse[c] = byte(c)
+	}
+	slices.SortStableFunc(byUse, func(a, b byte) int { return cmp.Compare(uses[a], uses[b]) })
 	var codes []byte
-	for c := range 256 {
-		if !used[c] {
-			codes = append(codes, byte(c))
+	for _, c := range byUse {
+		if uses[c] > 0 && (len(codes) >= minCodes || uses[c] > len(src)/rareCode) {
+			break
 		}
+		codes = append(codes, c)
 	}
-	if len(codes) < 2 {
+	if len(codes) < 3 {
 		return nil
 	}
-	one := (len(codes) - 1) * 2 / 3
+	slices.Sort(codes)
+	one := (len(codes) - 2) * 2 / 3
 	type word struct {
 		w    string
 		uses int
@@ -138,7 +152,7 @@ func chooseWords(src []byte) *wordTable {
 	})
 	var words [][]byte
 	minUses := minWordUses(len(src))
-	room := one + (len(codes)-1-one)*256
+	room := one + (len(codes)-2-one)*256
 	for _, x := range counted {
 		if x.uses < minUses || len(words) == room {
 			break
@@ -162,10 +176,10 @@ func chooseWords(src []byte) *wordTable {
 }
 
 // newWordTable makes the table of words and codes, which it checks: codes
-// distinct, one of them at least for the capital flag and one more, room
-// for every word, words of 2 to maxWordLen letters, distinct.
+// distinct, an escape, a capital flag and one more at least, room for
+// every word, words as forWords finds them, distinct.
 func newWordTable(words [][]byte, codes []byte, one int) *wordTable {
-	if len(codes) < 2 || one < 0 || one > len(codes)-1 || len(words) > one+(len(codes)-1-one)*256 {
+	if len(codes) < 3 || one < 0 || one > len(codes)-2 || len(words) > one+(len(codes)-2-one)*256 {
 		return nil
 	}
 	t := &wordTable{words: words, codes: codes, one: one, index: make(map[string]int32, len(words))}
@@ -178,11 +192,13 @@ func newWordTable(words [][]byte, codes []byte, one int) *wordTable {
 		}
 		switch {
 		case i == 0:
+			t.of[c] = wordEscape
+		case i == 1:
 			t.of[c] = wordCapital
-		case i <= one:
-			t.of[c] = int32(i - 1)
+		case i < 2+one:
+			t.of[c] = int32(i - 2)
 		default:
-			t.of[c] = int32(wordPrefix - (i - 1 - one))
+			t.of[c] = int32(wordPrefix - (i - 2 - one))
 		}
 	}
 	for i, w := range words {
@@ -229,15 +245,14 @@ func forWords(b []byte, f func(w []byte)) {
 // appendCode appends the code of word number i.
 func (t *wordTable) appendCode(dst []byte, i int) []byte {
 	if i < t.one {
-		return append(dst, t.codes[1+i])
+		return append(dst, t.codes[2+i])
 	}
 	i -= t.one
-	return append(dst, t.codes[1+t.one+i/256], byte(i))
+	return append(dst, t.codes[2+t.one+i/256], byte(i))
 }
 
-// appendCoded appends src with its words replaced by their codes. Bytes
-// of src that are codes (in a dictionary, which may hold any) stay as
-// they are: the result is for the model, not for decoding.
+// appendCoded appends src with its words replaced by their codes, and
+// escapes before its bytes that are codes.
 func (t *wordTable) appendCoded(dst, src []byte) []byte {
 	var buf [maxWordLen]byte
 	last := 0
@@ -252,14 +267,31 @@ func (t *wordTable) appendCoded(dst, src []byte) []byte {
 			return
 		}
 		start := cap(src) - cap(w)
-		dst = append(dst, src[last:start]...)
+		dst = t.appendLiteral(dst, src[last:start])
 		if capital {
-			dst = append(dst, t.codes[0])
+			dst = append(dst, t.codes[1])
 		}
 		dst = t.appendCode(dst, int(i))
 		last = start + len(w)
 	})
-	return append(dst, src[last:]...)
+	return t.appendLiteral(dst, src[last:])
+}
+
+// appendLiteral appends b, an escape before each of its bytes that is a
+// code.
+func (t *wordTable) appendLiteral(dst, b []byte) []byte {
+	for {
+		i := 0
+		for i < len(b) && t.of[b[i]] == wordLiteral {
+			i++
+		}
+		dst = append(dst, b[:i]...)
+		if i == len(b) {
+			return dst
+		}
+		dst = append(dst, t.codes[0], b[i])
+		b = b[i+1:]
+	}
 }
 
 // appendHeader appends the table's part of the header: uvarint words,
@@ -337,7 +369,7 @@ func commonPrefix(a, b []byte) int {
 // decodeWordList decodes what encodeList coded, and returns the table, or
 // nil for data no encoder made.
 func decodeWordList(d *decoder, words int, codes []byte, one int) *wordTable {
-	if len(codes) < 2 || one > len(codes)-1 || words > one+(len(codes)-1-one)*256 {
+	if len(codes) < 3 || one > len(codes)-2 || words > one+(len(codes)-2-one)*256 {
 		return nil
 	}
 	m := listModel(words)
@@ -381,13 +413,23 @@ func (t *wordTable) decode(dst []byte, m *model, d *decoder, n, rawLen int) ([]b
 			dst = append(dst, b)
 			continue
 		}
+		if k == wordEscape {
+			if b, ok = m.decodeSymbol(d); !ok || t.of[b] == wordLiteral {
+				return dst, false
+			}
+			dst = append(dst, b)
+			if len(dst)-start > rawLen {
+				return dst, false
+			}
+			continue
+		}
 		capital := k == wordCapital
 		if capital {
 			if b, ok = m.decodeSymbol(d); !ok {
 				return dst, false
 			}
-			if k = t.of[b]; k == wordLiteral || k == wordCapital {
-				return dst, false
+			if k = t.of[b]; k < 0 && k > wordPrefix {
+				return dst, false // a literal, an escape or the flag again
 			}
 		}
 		i := int(k)
@@ -412,16 +454,17 @@ func (t *wordTable) decode(dst []byte, m *model, d *decoder, n, rawLen int) ([]b
 // setClasses gives the codes their byte classes in m's escape estimation
 // (byteClass): the capital flag that of a space, which comes before a
 // word; a word's one-byte code that of a digit, a class prose seldom
-// holds, so that what follows a word is told apart; a prefix, the rest.
+// holds, so that what follows a word is told apart; the escape and a
+// prefix, the rest.
 // Measured on 4 MiB of dev100's strings: 0.7% smaller than every code in
 // the class byteClass gives it; a class of their own (five, a larger
 // table) gained 0.1% more.
 func (t *wordTable) setClasses(m *model) {
 	for i, c := range t.codes {
 		switch {
-		case i == 0:
+		case i == 1:
 			m.classes[c] = byteClass(' ')
-		case i <= t.one:
+		case i >= 2 && i < 2+t.one:
 			m.classes[c] = byteClass('0')
 		default:
 			m.classes[c] = byteClass(0)
