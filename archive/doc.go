@@ -55,8 +55,9 @@
 // are an eighth of its bytes or more, where that makes it smaller (always,
 // where they are half of it): the float vectors of embedding responses,
 // about 3.4 bytes a number in place of 4.7 at zstd -19 as digits, 3.9 in
-// base64 (layout 4). It shapes every
-// templates frame: each entry becomes its shape (its brackets, braces,
+// base64 (layout 4). It shapes a templates frame where that makes it a
+// tenth smaller at zstd, or its numbers are split out at LevelMax (see
+// appendSplit): each entry becomes its shape (its brackets, braces,
 // commas, colons and whitespace, with byte 0x04 for each leaf: a string, a
 // reference, or any other run of bytes) and its leaves, and
 //
