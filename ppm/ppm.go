@@ -26,9 +26,10 @@ type Options struct {
 	// dictionary (its length and CRC-32 are in the header).
 	Dict []byte
 	// Words has the encoder replace the text's frequent words by codes of
-	// bytes the text does not use before modelling it (see words.go):
-	// smaller and faster on prose, nothing on text that uses every byte.
-	// A decoder needs nothing: the data says.
+	// bytes the text does not use, or uses rarely, before modelling it
+	// (see words.go): smaller and faster on prose, code and JSON; nothing
+	// on text with no byte values to spare. A decoder needs nothing: the
+	// data says.
 	Words bool
 }
 
