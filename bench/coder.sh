@@ -54,10 +54,12 @@ echo "| coder | bytes | bits/byte | compress MB/s | decompress MB/s |"
 echo "|---|---|---|---|---|"
 # ppm: its benchmarks time the coder in process, on the same bytes.
 out=$(GOMAXPROCS=1 PPM_FILE=$in "$work/ppm.test" -test.run '^$' -test.bench 'Encode|Decode' -test.benchtime "${runs}x")
-awk -v s="$size" '
-	/^BenchmarkEncode/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "MB/s") c = $i; if ($(i+1) == "bits/byte") b = $i } }
-	/^BenchmarkDecode/ { for (i = 1; i <= NF; i++) if ($(i+1) == "MB/s") d = $i }
-	END { printf "| ppm (order 16, 256 MiB) | %d | %.3f | %.2f | %.2f |\n", s*b/8, b, c, d }' <<<"$out"
+for w in off on; do
+	awk -v s="$size" -v w="$w" '
+		$1 ~ "^BenchmarkEncode/words=" w { for (i = 1; i <= NF; i++) { if ($(i+1) == "MB/s") c = $i; if ($(i+1) == "bits/byte") b = $i } }
+		$1 ~ "^BenchmarkDecode/words=" w { for (i = 1; i <= NF; i++) if ($(i+1) == "MB/s") d = $i }
+		END { printf "| ppm (order 16, 256 MiB%s) | %d | %.3f | %.2f | %.2f |\n", (w == "on" ? ", words replaced" : ""), s*b/8, b, c, d }' <<<"$out"
+done
 have() { command -v "$1" >/dev/null; }
 if have 7zz; then
 	for o in 16 8; do

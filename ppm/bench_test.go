@@ -30,31 +30,46 @@ func benchInput(b *testing.B) []byte {
 	return sample.JSONL()
 }
 
+// benchOptions are the settings the benchmarks compare: the defaults,
+// with and without words replaced.
+var benchOptions = []struct {
+	name string
+	o    Options
+}{{"words=off", Options{}}, {"words=on", Options{Words: true}}}
+
 func BenchmarkEncode(b *testing.B) {
 	in := benchInput(b)
-	var out []byte
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		var err error
-		if out, err = AppendEncode(out[:0], in, Options{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, bo := range benchOptions {
+		b.Run(bo.name, func(b *testing.B) {
+			var out []byte
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				var err error
+				if out, err = AppendEncode(out[:0], in, bo.o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(8*float64(len(out))/float64(len(in)), "bits/byte")
+		})
 	}
-	b.ReportMetric(8*float64(len(out))/float64(len(in)), "bits/byte")
 }
 
 func BenchmarkDecode(b *testing.B) {
 	in := benchInput(b)
-	packed, err := AppendEncode(nil, in, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var out []byte
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		if out, err = AppendDecode(out[:0], packed, len(in), Options{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, bo := range benchOptions {
+		b.Run(bo.name, func(b *testing.B) {
+			packed, err := AppendEncode(nil, in, bo.o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out []byte
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if out, err = AppendDecode(out[:0], packed, len(in), bo.o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -62,7 +77,8 @@ func BenchmarkDecode(b *testing.B) {
 // environment: PPM_FILE cut in frames of PPM_FRAME MiB (default 8), each
 // with a model of PPM_BPB bytes a byte of its input (default 48, as
 // package archive gives) up to PPM_MEM MiB (default 384), each frame after
-// the first with the first as its dictionary. It skips without PPM_FILE.
+// the first with the first as its dictionary, words replaced unless
+// PPM_WORDS is 0. It skips without PPM_FILE.
 func framesSetup(b *testing.B) (frames [][]byte, opts []Options) {
 	in := benchFile(b)
 	if in == nil {
@@ -81,7 +97,7 @@ func framesSetup(b *testing.B) (frames [][]byte, opts []Options) {
 		frames, in = append(frames, in[:n]), in[n:]
 	}
 	for i, f := range frames {
-		o := Options{Memory: min(max(len(f)*perByte>>20, 1), limit), MaxMemory: 1024}
+		o := Options{Memory: min(max(len(f)*perByte>>20, 1), limit), MaxMemory: 1024, Words: env("PPM_WORDS", 1) != 0}
 		if i > 0 {
 			o.Dict = frames[0]
 		}
