@@ -19,6 +19,8 @@ trap 'rm -rf "$work"' EXIT
 go build -pgo=off -o "$work/off" ./cmd/m2m-batch
 go build -pgo=auto -o "$work/auto" ./cmd/m2m-batch
 "$work/off" -q -T1 -c "$in" >"$work/in.m2m"
+"$work/off" -q -T1 --archive -c "$in" >"$work/in.archive.m2m"
+"$work/off" -q -T1 --max -c "$in" >"$work/in.max.m2m"
 size=$(stat -c %s "$in")
 
 # sample NAME PGO CMD...: one timed run, one benchmark line.
@@ -40,5 +42,9 @@ for _ in $(seq "$runs"); do
 		sample compress "$pgo" "$work/$pgo" -q -T1 -c "$in"
 		sample tokennative "$pgo" "$work/$pgo" -q -T1 -c --algorithm tokennative "$in"
 		sample decompress "$pgo" "$work/$pgo" -q -T1 -d -c "$work/in.m2m"
+		sample archive "$pgo" "$work/$pgo" -q -T1 --archive -c "$in"
+		sample archive-d "$pgo" "$work/$pgo" -q -T1 -d -c "$work/in.archive.m2m"
+		sample max "$pgo" "$work/$pgo" -q -T1 --max -c "$in"
+		sample max-d "$pgo" "$work/$pgo" -q -T1 -d -c "$work/in.max.m2m"
 	done
 done
