@@ -489,3 +489,72 @@ func TestFrameDict(t *testing.T) {
 		}
 	}
 }
+
+// TestPPMDictPrefix: a ppm frame's dictionary is the first ppmDict bytes
+// of its dictionary frame, whole or record by record; made short here,
+// where the dictionary frames are longer.
+func TestPPMDictPrefix(t *testing.T) {
+	defer func(n int) { ppmDict = n }(ppmDict)
+	ppmDict = 3000
+	in := sample.JSONL()[:300000]
+	o := Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 3, Level: LevelMax, ModelMemory: 1}
+	packed := roundTrip(t, in, o)
+	cut := 0
+	for _, b := range blocksOf(t, packed) {
+		if b[0] == kindStrings {
+			if f, _ := storeFrameOf(t, b); f.dict >= 0 && f.coder&^coderFlags == coderPPM {
+				cut++
+			}
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no ppm frame with a dictionary: nothing tested")
+	}
+}
+
+// TestStorePrefix: storePrefix decodes a frame at least n bytes far, and
+// what it gives is the frame's start, also where n falls in an entry
+// longer than a step of the frame's ends.
+func TestStorePrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	long := make([]byte, 3*endStep)
+	for i := range long {
+		long[i] = byte('a' + rng.IntN(26))
+	}
+	text := sample.JSONL()
+	at := bytes.IndexByte(text[len(text)/3:], '\n') + len(text)/3 + 1
+	in := append(append(append(bytes.Clone(text[:at]), `{"long":"`...), long...), `"}`+"\n"...)
+	in = append(in, text[at:]...)
+	packed, _ := write(t, in, Options{storeFrame: 1 << 20}, 1000)
+	whole, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	steps := 0
+	for _, f := range whole.frames[0] {
+		all, err := whole.store(0, f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps = max(steps, len(all.raw)/endStep)
+		ns := []int{0, 1, len(all.raw) - 1, len(all.raw), len(all.raw) + 1}
+		for n := endStep / 2; n < len(all.raw); n += endStep / 2 {
+			ns = append(ns, n-1, n, n+1)
+		}
+		for _, n := range ns {
+			r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := r.storePrefix(0, f, n)
+			r.Close()
+			if err != nil || len(s.raw) < min(n, len(all.raw)) || !bytes.Equal(s.raw, all.raw[:len(s.raw)]) {
+				t.Fatalf("frame %d, %d bytes asked: %d given, %v", f.block, n, len(s.raw), err)
+			}
+		}
+	}
+	if steps < 3 {
+		t.Fatalf("frames of at most %d steps: too short to test", steps)
+	}
+}

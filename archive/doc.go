@@ -36,7 +36,8 @@
 // (package ppm's one-shot data: LevelMax's skeletons, strings and
 // templates; its index frames stay zstd's). dict is 0, or 1 + the number
 // of an earlier block of the same stream whose frame's raw bytes are the
-// dictionary of this one (zstd's raw dictionary, or ppm's): the frames of
+// dictionary of this one (zstd's raw dictionary; for ppm, their first 8
+// MiB, which a read of one record decodes, not all 16): the frames of
 // a stream come in segments of 256, the first of which, compressed alone,
 // is the others' dictionary. A frame so finds what recurs in other text
 // (the same answer with another ending, a prompt template with another

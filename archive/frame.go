@@ -362,11 +362,21 @@ func (e *frameEncoder) appendCoded(dst, raw []byte, s int, dict []byte, dictBloc
 // code 0.45% larger, dev100's 8 MiB frames 0.01% (bench/README.md).
 const ppmBytesPerByte = 48
 
+// ppmDict is how much of its dictionary frame a ppm frame's match model
+// is given: its first 8 MiB. A read of one record in a frame with a
+// dictionary waits for that much of it to be decoded, a few seconds; on
+// dev100's second strings frame the first 8 MiB of the first as the
+// dictionary coded it as small as all 16 (427,837 bytes against 428,102;
+// 4 MiB 433,255, none 448,136). A variable only so that tests can make
+// it short.
+var ppmDict = 8 << 20
+
 // appendPPM appends raw as a ppm frame, or stored if it does not compress.
 func (e *frameEncoder) appendPPM(dst, raw, dict []byte, dictBlock int) ([]byte, error) {
 	if dict == nil {
 		dictBlock = -1
 	}
+	dict = dict[:min(len(dict), ppmDict)]
 	mem := min(max(len(raw)*ppmBytesPerByte>>20, 1), e.ppmMemory)
 	data, err := ppm.AppendEncode(nil, raw, ppm.Options{Memory: mem, Dict: dict, Words: true})
 	if err != nil {

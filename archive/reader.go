@@ -780,11 +780,14 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 			// other core (dictAhead).
 			into = d.ready(fr, n)
 		}
-		ds, err := r.dictionary(t, f, fr.dict)
+		ds, err := r.dictionary(t, f, fr.dict, fr.base() == coderPPM)
 		if err != nil {
 			return nil, 0, err
 		}
 		dict = ds.raw
+		if fr.base() == coderPPM {
+			dict = dict[:min(len(dict), ppmDict)]
+		}
 	}
 	s := &storeBlock{kind: t, first: f.first}
 	if s.raw, s.complete, err = d.decodePrefix(into, fr, dict, n); err != nil {
@@ -837,13 +840,47 @@ func storeHeader(blk *container.Block, t int, f storeFrame) (frame, []byte, erro
 // dictionary returns, decoded whole, the frame at block dict that store
 // frame f of kind t names as its dictionary: the first frame of its
 // segment, an earlier frame of the same kind.
-func (r *Reader) dictionary(t int, f storeFrame, dict int) (*storeBlock, error) {
+func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) (*storeBlock, error) {
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].block >= dict })
 	if i == len(fs) || fs[i].block != dict {
 		return nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
 	}
+	if forPPM {
+		return r.storePrefix(t, fs[i], ppmDict)
+	}
 	return r.store(t, fs[i], 0)
+}
+
+// storePrefix returns store frame f of kind t decoded at least as far as
+// its first n raw bytes (all of them, if it has fewer): a ppm frame's
+// dictionary (ppmDict). Its ends say how many entries that takes.
+func (r *Reader) storePrefix(t int, f storeFrame, n int) (*storeBlock, error) {
+	if v, ok := r.cache.peek(f.block); ok {
+		if s, ok := v.(*storeBlock); ok && s.kind == t && (s.complete || len(s.raw) >= n) {
+			return s, nil
+		}
+	}
+	blk, done, err := r.block(f.block)
+	if err != nil {
+		return nil, err
+	}
+	fr, rest, err := storeHeader(blk, t, f)
+	var cum []uint32
+	if err == nil {
+		cum, err = parseEnds(rest, fr.rawLen, f.count)
+	}
+	done()
+	if err != nil {
+		return nil, blockErr(f.block, err)
+	}
+	// The entry after those ending in the steps that hold n bytes ends
+	// past them: decoding to its end decodes n bytes or more.
+	need := f.count
+	if k := (n + endStep - 1) / endStep; k < len(cum) {
+		need = min(int(cum[k])+1, f.count)
+	}
+	return r.store(t, f, need)
 }
 
 // dictAhead starts decoding, on a goroutine of its own, the dictionary of
@@ -872,7 +909,7 @@ func (r *Reader) dictAhead(b int) {
 		// Not a ppm dictionary: 16 MiB of it take seconds, and a record
 		// in it, decoded only as far as it needs, would wait for all.
 		if dict, coder, ok := r.frameDict(f.block); ok && dict >= 0 && coder&^coderFlags == coderZstd {
-			r.dictionary(0, f, dict)
+			r.dictionary(0, f, dict, false)
 		}
 	})
 }
