@@ -854,33 +854,41 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) (*storeB
 
 // storePrefix returns store frame f of kind t decoded at least as far as
 // its first n raw bytes (all of them, if it has fewer): a ppm frame's
-// dictionary (ppmDict). Its ends say how many entries that takes.
+// dictionary (ppmDict).
 func (r *Reader) storePrefix(t int, f storeFrame, n int) (*storeBlock, error) {
 	if v, ok := r.cache.peek(f.block); ok {
 		if s, ok := v.(*storeBlock); ok && s.kind == t && (s.complete || len(s.raw) >= n) {
 			return s, nil
 		}
 	}
-	blk, done, err := r.block(f.block)
+	need, err := r.entriesFor(t, f, n)
 	if err != nil {
 		return nil, err
 	}
-	fr, rest, err := storeHeader(blk, t, f)
-	var cum []uint32
-	if err == nil {
-		cum, err = parseEnds(rest, fr.rawLen, f.count)
-	}
-	done()
-	if err != nil {
-		return nil, blockErr(f.block, err)
-	}
-	// The entry after those ending in the steps that hold n bytes ends
-	// past them: decoding to its end decodes n bytes or more.
-	need := f.count
-	if k := (n + endStep - 1) / endStep; k < len(cum) {
-		need = min(int(cum[k])+1, f.count)
-	}
 	return r.store(t, f, need)
+}
+
+// entriesFor returns how many entries of store frame f to decode for its
+// first n raw bytes, from its ends: the entry after those ending in the
+// steps that hold n bytes ends past them.
+func (r *Reader) entriesFor(t int, f storeFrame, n int) (int, error) {
+	blk, done, err := r.block(f.block)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	fr, rest, err := storeHeader(blk, t, f)
+	if err != nil {
+		return 0, err
+	}
+	cum, err := parseEnds(rest, fr.rawLen, f.count)
+	if err != nil {
+		return 0, blockErr(f.block, err)
+	}
+	if k := (n + endStep - 1) / endStep; k < len(cum) {
+		return min(int(cum[k])+1, f.count), nil
+	}
+	return f.count, nil
 }
 
 // dictAhead starts decoding, on a goroutine of its own, the dictionary of
