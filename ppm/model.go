@@ -56,6 +56,8 @@ type model struct {
 	lastFirst   bool        // the last symbol was found in the first context tried
 	prevClass   uint32      // the class of the last symbol
 	classes     [256]uint32 // each symbol's: byteClass, or a word code's (setClasses)
+	prefixes    [256]bool   // the first bytes of words' two-byte codes
+	afterPrefix bool        // the last symbol was one of them
 
 	match matcher
 	full  bool // an allocation has failed: the model makes no more contexts
@@ -306,7 +308,11 @@ func (m *model) successorOf(c, s uint32, b byte) uint32 {
 // context is the longest there is.
 func (m *model) update(found, s uint32, b byte) {
 	m.match.push(b)
-	m.prevClass = m.classes[b]
+	if m.afterPrefix { // b is the second byte of a word's code
+		m.prevClass, m.afterPrefix = byteClass('0'), false
+	} else {
+		m.prevClass, m.afterPrefix = m.classes[b], m.prefixes[b]
+	}
 	// The symbol's share of its context, before counting it: what the
 	// contexts that lacked it start it with (information inheritance).
 	var pf, pt uint32 = 1, 2
