@@ -780,13 +780,8 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 			// other core (dictAhead).
 			into = d.ready(fr, n)
 		}
-		ds, err := r.dictionary(t, f, fr.dict, fr.base() == coderPPM)
-		if err != nil {
+		if dict, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
 			return nil, 0, err
-		}
-		dict = ds.raw
-		if fr.base() == coderPPM {
-			dict = dict[:min(len(dict), ppmDict)]
 		}
 	}
 	s := &storeBlock{kind: t, first: f.first}
@@ -837,19 +832,28 @@ func storeHeader(blk *container.Block, t int, f storeFrame) (frame, []byte, erro
 	return fr, rest, nil
 }
 
-// dictionary returns, decoded whole, the frame at block dict that store
-// frame f of kind t names as its dictionary: the first frame of its
-// segment, an earlier frame of the same kind.
-func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) (*storeBlock, error) {
+// dictionary returns the dictionary store frame f of kind t names, block
+// dict (the first frame of its segment, an earlier frame of the same
+// kind): its raw bytes, decoded whole, or for a ppm frame (forPPM) their
+// first ppmDict, decoded only so far.
+func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte, error) {
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].block >= dict })
 	if i == len(fs) || fs[i].block != dict {
 		return nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
 	}
 	if forPPM {
-		return r.storePrefix(t, fs[i], ppmDict)
+		s, err := r.storePrefix(t, fs[i], ppmDict)
+		if err != nil {
+			return nil, err
+		}
+		return s.raw[:min(len(s.raw), ppmDict)], nil
 	}
-	return r.store(t, fs[i], 0)
+	s, err := r.store(t, fs[i], 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.raw, nil
 }
 
 // storePrefix returns store frame f of kind t decoded at least as far as
@@ -870,7 +874,8 @@ func (r *Reader) storePrefix(t int, f storeFrame, n int) (*storeBlock, error) {
 
 // entriesFor returns how many entries of store frame f to decode for its
 // first n raw bytes, from its ends: the entry after those ending in the
-// steps that hold n bytes ends past them.
+// steps that hold n bytes ends past them. (store reads the block again:
+// once a dictionary, beside seconds of ppm.)
 func (r *Reader) entriesFor(t int, f storeFrame, n int) (int, error) {
 	blk, done, err := r.block(f.block)
 	if err != nil {

@@ -152,7 +152,7 @@ func chooseWords(src []byte) *wordTable {
 	})
 	var words [][]byte
 	minUses := minWordUses(len(src))
-	room := one + (len(codes)-2-one)*256
+	room := wordRoom(len(codes), one)
 	for _, x := range counted {
 		if x.uses < minUses || len(words) == room {
 			break
@@ -175,11 +175,21 @@ func chooseWords(src []byte) *wordTable {
 	return newWordTable(words, codes, one)
 }
 
+// wordRoom is how many words codes codes hold, one of them one-byte codes:
+// 0 where they are too few (an escape, a capital flag and one more) or one
+// is out of range.
+func wordRoom(codes, one int) int {
+	if codes < 3 || one < 0 || one > codes-2 {
+		return 0
+	}
+	return one + (codes-2-one)*256
+}
+
 // newWordTable makes the table of words and codes, which it checks: codes
 // distinct, an escape, a capital flag and one more at least, room for
 // every word, words as forWords finds them, distinct.
 func newWordTable(words [][]byte, codes []byte, one int) *wordTable {
-	if len(codes) < 3 || one < 0 || one > len(codes)-2 || len(words) > one+(len(codes)-2-one)*256 {
+	if room := wordRoom(len(codes), one); room == 0 || len(words) > room {
 		return nil
 	}
 	t := &wordTable{words: words, codes: codes, one: one, index: make(map[string]int32, len(words))}
@@ -369,8 +379,8 @@ func commonPrefix(a, b []byte) int {
 // decodeWordList decodes what encodeList coded, and returns the table, or
 // nil for data no encoder made.
 func decodeWordList(d *decoder, words int, codes []byte, one int) *wordTable {
-	if len(codes) < 3 || one > len(codes)-2 || words > one+(len(codes)-2-one)*256 {
-		return nil
+	if words > wordRoom(len(codes), one) {
+		return nil // before the list's model is made
 	}
 	m := listModel(words)
 	list := make([][]byte, 0, words)
