@@ -48,6 +48,7 @@ type blockJob struct {
 	ends      stepEnds // records and store blocks: where raw's items end
 	dict      []byte   // the raw frame raw is compressed against, if any
 	dictBlock int
+	words     *segmentWords // a strings frame's segment at the zstd levels: a words frame
 	counts    container.Counts
 	body      []byte  // the finished block, once compressed
 	buf       []byte  // the memory of body
@@ -104,7 +105,12 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if j.kind == kindTemplates {
 			s = StreamTemplates
 		}
-		if body, err = e.appendFrame(body, j.raw, s, j.dict, j.dictBlock); err != nil {
+		if j.words != nil {
+			body, err = e.appendWords(body, j.raw, s, j.words, j.isDict, j.dictBlock)
+		} else {
+			body, err = e.appendFrame(body, j.raw, s, j.dict, j.dictBlock)
+		}
+		if err != nil {
 			return err
 		}
 		j.coder[0] = body[at]
@@ -142,7 +148,8 @@ type stream struct {
 	count     int
 	dict      []byte // the segment's first frame, raw; nil before it is made
 	dictBlock int
-	inSegment int // frames made in the segment so far
+	words     *segmentWords // and its words, at the zstd levels
+	inSegment int           // frames made in the segment so far
 }
 
 // deduper is the in-order stage of writing: it takes the values out of
@@ -337,11 +344,15 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 	fits := d.o.level() == LevelMax || len(s.dict)+len(s.raw) <= encoderWindow
 	if s.kind == kindStrings {
 		if s.inSegment > 0 && fits {
-			j.dict, j.dictBlock = s.dict, s.dictBlock
+			j.dict, j.dictBlock, j.words = s.dict, s.dictBlock, s.words
 		} else if s.inSegment == 0 {
 			// The first frame of a segment: the dictionary of the others.
 			j.isDict, j.free = true, s.dict
-			s.dict, s.dictBlock = s.raw, d.block
+			s.dict, s.dictBlock, s.words = s.raw, d.block, nil
+			if d.o.level() < LevelMax && !d.o.noWords {
+				s.words = &segmentWords{raw: s.raw}
+			}
+			j.words = s.words
 		}
 		s.inSegment = (s.inSegment + 1) % d.o.segmentLen()
 	}

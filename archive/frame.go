@@ -30,7 +30,15 @@ const (
 	//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | cols_data]
 	coderNumbers = 0x10
 	coderShapes  = 0x20
-	coderFlags   = coderNumbers | coderShapes
+	// And before all of that, its words replaced by codes (package
+	// words), with a table of its own or its dictionary frame's
+	// (table_len 0); the rest of data is what the frame of its coder
+	// without coderWords, of coded_len raw bytes, would hold:
+	//
+	//	data  = uvarint coded_len | uvarint table_len | table | the rest
+	//	table = words header | uvarint list_len | list_data (a zstd frame of the front-coded list)
+	coderWords = 0x40
+	coderFlags = coderNumbers | coderShapes | coderWords
 )
 
 // base is the coder of f's text, whatever its flags.
@@ -76,7 +84,7 @@ func parseFrame(b []byte, block int) (frame, []byte, error) {
 		v[i], b = x, b[n:]
 	}
 	switch {
-	case f.base() > coderPPM || f.coder&coderFlags != 0 && f.base() == coderStored && v[0] != 0:
+	case f.base() > coderPPM || f.coder&coderFlags != 0 && f.base() == coderStored && v[0] != 0 || f.coder&coderWords != 0 && f.base() != coderZstd:
 		return frame{}, nil, corruptf("unknown coder %d", f.coder)
 	case v[1] > maxFrame:
 		return frame{}, nil, corruptf("frame of %d bytes, over the %d a reader accepts", v[1], maxFrame)
@@ -433,6 +441,9 @@ func (d *frameDecoder) decode(dst []byte, f frame, dict []byte) ([]byte, error) 
 func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (out []byte, complete bool, err error) {
 	n = min(max(n, 0), f.rawLen)
 	start := len(dst)
+	if f.coder&coderWords != 0 {
+		return dst, false, corruptf("a words frame out of place") // see decodeWords
+	}
 	if f.coder&coderFlags != 0 {
 		out, err := d.decodeSplit(dst, f, dict)
 		return out, err == nil, err

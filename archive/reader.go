@@ -17,6 +17,7 @@ import (
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/varint"
+	"github.com/m2m-go/m2m/words"
 )
 
 // A Reader reads an archive through an io.ReaderAt: any record by number,
@@ -576,11 +577,15 @@ type storeBlock struct {
 	first    uint32
 	raw      []byte
 	avail    uint32
-	complete bool     // all of the frame is in raw: it may serve as a dictionary
-	ends     []uint32 // end of each entry in raw (its markEnd), if found at once
-	cum      []uint32 // else the frame's ends, summed (see parseEnds)
-	mu       sync.Mutex
-	steps    [][]uint32 // and the ends of the entries ending in each step, once found
+	complete bool // all of the frame is in raw: it may serve as a dictionary
+	// A words frame with a table of its own, decoded whole: its coded text
+	// and its table, the dictionary of the other frames of its segment.
+	coded []byte
+	table *words.Table
+	ends  []uint32 // end of each entry in raw (its markEnd), if found at once
+	cum   []uint32 // else the frame's ends, summed (see parseEnds)
+	mu    sync.Mutex
+	steps [][]uint32 // and the ends of the entries ending in each step, once found
 }
 
 // has reports whether entry id is in s.
@@ -774,18 +779,24 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	defer r.decs.Put(d)
 	n := prefixOf(cum, need, fr.rawLen)
 	var dict, into []byte
+	var table *words.Table
 	if fr.dict >= 0 {
 		if _, ok := r.cache.peek(fr.dict); !ok {
 			// The dictionary is yet to be decoded, most often on the
 			// other core (dictAhead).
 			into = d.ready(fr, n)
 		}
-		if dict, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
+		if dict, table, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
 			return nil, 0, err
 		}
 	}
 	s := &storeBlock{kind: t, first: f.first}
-	if s.raw, s.complete, err = d.decodePrefix(into, fr, dict, n); err != nil {
+	if fr.coder&coderWords != 0 {
+		s.raw, s.coded, s.table, s.complete, err = d.decodeWords(into, fr, dict, table, n)
+	} else {
+		s.raw, s.complete, err = d.decodePrefix(into, fr, dict, n)
+	}
+	if err != nil {
 		return nil, 0, blockErr(f.block, err)
 	}
 	if need < f.count {
@@ -799,7 +810,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		if int(s.avail) < need {
 			return nil, 0, blockErr(f.block, corruptf("entries cut short"))
 		}
-		return s, len(s.raw) + 4*len(cum), nil
+		return s, len(s.raw) + len(s.coded) + 4*len(cum), nil
 	}
 	s.ends = appendEntryEnds(make([]uint32, 0, f.count), s.raw, 0, len(s.raw))
 	if len(s.ends) != f.count || f.count == 0 && len(s.raw) != 0 || f.count > 0 && int(s.ends[f.count-1])+1 != len(s.raw) {
@@ -809,7 +820,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		return nil, 0, blockErr(f.block, corruptf("entries do not end where their ends say"))
 	}
 	s.avail = uint32(f.count)
-	return s, len(s.raw) + 4*len(s.ends), nil
+	return s, len(s.raw) + len(s.coded) + 4*len(s.ends), nil
 }
 
 // storeHeader checks the header of blk, store frame f of kind t, and
@@ -834,26 +845,30 @@ func storeHeader(blk *container.Block, t int, f storeFrame) (frame, []byte, erro
 
 // dictionary returns the dictionary store frame f of kind t names, block
 // dict (the first frame of its segment, an earlier frame of the same
-// kind): its raw bytes, decoded whole, or for a ppm frame (forPPM) their
-// first ppmDict, decoded only so far.
-func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte, error) {
+// kind), decoded whole: its raw bytes, or, if it is a words frame, its
+// coded text and its table; for a ppm frame (forPPM), the first ppmDict of
+// its raw bytes, decoded only so far.
+func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte, *words.Table, error) {
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].block >= dict })
 	if i == len(fs) || fs[i].block != dict {
-		return nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
+		return nil, nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
 	}
 	if forPPM {
 		s, err := r.storePrefix(t, fs[i], ppmDict)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return s.raw[:min(len(s.raw), ppmDict)], nil
+		return s.raw[:min(len(s.raw), ppmDict)], nil, nil
 	}
 	s, err := r.store(t, fs[i], 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.raw, nil
+	if s.table != nil {
+		return s.coded, s.table, nil
+	}
+	return s.raw, nil, nil
 }
 
 // storePrefix returns store frame f of kind t decoded at least as far as

@@ -44,6 +44,8 @@ type Options struct {
 	// Sizes of the units, smaller in tests: input per records block, raw
 	// bytes per store frame, frames per dictionary segment.
 	batch, storeFrame, segment int
+	// noWords: strings frames without words replaced, to compare.
+	noWords bool
 }
 
 func (o Options) level() int { return min(pick(o.Level, 3), LevelMax) }
@@ -111,9 +113,10 @@ type Counts struct {
 type StreamCounts struct {
 	Frames      int64
 	Raw, Packed int64
-	// Split and Shaped count the frames whose numbers were split out
-	// (package numcol) and whose entries were shaped.
-	Split, Shaped int64
+	// Split, Shaped and Words count the frames whose numbers were split
+	// out (package numcol), whose entries were shaped and whose words were
+	// replaced by codes (package words).
+	Split, Shaped, Words int64
 }
 
 // add counts a frame of raw bytes, packed into packed with coder.
@@ -126,6 +129,9 @@ func (c *StreamCounts) add(raw, packed int, coder byte) {
 	}
 	if coder&coderShapes != 0 {
 		c.Shaped++
+	}
+	if coder&coderWords != 0 {
+		c.Words++
 	}
 }
 

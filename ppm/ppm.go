@@ -7,6 +7,7 @@ import (
 
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/varint"
+	"github.com/m2m-go/m2m/words"
 )
 
 // Options configure a coder. The zero value means the defaults.
@@ -84,7 +85,7 @@ func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 	if order < 2 || order > 64 || memory < 1 || memory > 1024 {
 		return dst, fmt.Errorf("ppm: order %d or memory %d MiB out of range", order, memory)
 	}
-	var t *wordTable
+	var t *words.Table
 	if o.Words && len(src) >= minWordsText {
 		t = chooseWords(src)
 	}
@@ -92,10 +93,10 @@ func AppendEncode(dst, src []byte, o Options) ([]byte, error) {
 }
 
 // appendEncode is AppendEncode with the word table t, or none.
-func appendEncode(dst, src []byte, o Options, t *wordTable) []byte {
+func appendEncode(dst, src []byte, o Options, t *words.Table) []byte {
 	order, memory := o.order(), o.memory()
 	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src), o.Dict)
-	dst = t.appendHeader(dst)
+	dst = t.AppendHeader(dst)
 	m := newModel(arenaWords(memory, len(src), order), order)
 	var e encoder
 	e.init(dst)
@@ -106,10 +107,10 @@ func appendEncode(dst, src []byte, o Options, t *wordTable) []byte {
 		}
 		return e.finish()
 	}
-	t.encodeList(&e)
-	t.setClasses(m)
-	m.match.init(t.appendCoded(nil, o.Dict), len(src))
-	for _, b := range t.appendCoded(make([]byte, 0, len(src)), src) {
+	encodeList(&e, t)
+	setClasses(t, m)
+	m.match.init(t.AppendEncode(nil, o.Dict), len(src))
+	for _, b := range t.AppendEncode(make([]byte, 0, len(src)), src) {
 		m.encodeSymbol(&e, b)
 	}
 	return e.finish()
@@ -162,8 +163,8 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		}
 		at += 4
 	}
-	words, codes, one, k, ok := readWordHeader(src[at:])
-	if !ok || uint64(words) > rawLen/2 {
+	nWords, codes, one, k, err := words.ReadHeader(src[at:])
+	if err != nil || uint64(nWords) > rawLen/2 {
 		return dst, ErrCorrupt
 	}
 	at += k
@@ -172,7 +173,7 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		return dst, ErrCorrupt
 	}
 	m := newModel(arenaWords(int(memory), int(rawLen), order), order)
-	if words == 0 {
+	if nWords == 0 {
 		m.match.init(o.Dict, int(rawLen))
 		for range min(rawLen, uint64(max(n, 0))) {
 			b, ok := m.decodeSymbol(&d)
@@ -182,14 +183,14 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 			dst = append(dst, b)
 		}
 	} else {
-		t := decodeWordList(&d, words, codes, one)
+		t := decodeWordList(&d, nWords, codes, one)
 		if t == nil {
 			return dst, ErrCorrupt
 		}
-		t.setClasses(m)
-		m.match.init(t.appendCoded(nil, o.Dict), int(rawLen))
+		setClasses(t, m)
+		m.match.init(t.AppendEncode(nil, o.Dict), int(rawLen))
 		var ok bool
-		if dst, ok = t.decode(dst, m, &d, min(int(rawLen), max(n, 0)), int(rawLen)); !ok {
+		if dst, ok = decodeWords(t, dst, m, &d, min(int(rawLen), max(n, 0)), int(rawLen)); !ok {
 			return dst[:start], ErrCorrupt
 		}
 	}

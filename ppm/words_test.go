@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/words"
 )
 
 // prose returns n bytes of made-up English: capitalized sentences of
@@ -51,7 +52,7 @@ func TestWords(t *testing.T) {
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}
-	long := bytes.Repeat([]byte("Supercalifragilisticexpialidocious "+string(bytes.Repeat([]byte("x"), maxWordLen))+" "), 1600)
+	long := bytes.Repeat([]byte("Supercalifragilisticexpialidocious "+string(bytes.Repeat([]byte("x"), words.MaxLen))+" "), 1600)
 	for name, in := range map[string][]byte{
 		"empty":   nil,
 		"word":    []byte("hello"),
@@ -74,7 +75,7 @@ func TestWords(t *testing.T) {
 			t.Errorf("%s: table %v", name, tb != nil)
 		}
 	}
-	if tb := chooseWords(rare); tb == nil || len(tb.codes) != minCodes || len(tb.words) < 2 {
+	if tb := chooseWords(rare); tb == nil || tb.Len() < 2 {
 		t.Errorf("every byte used, some rarely: %+v", tb)
 	}
 }
@@ -120,9 +121,9 @@ func TestWordsHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := appendHeader(nil, 16, 4, len(in), 0, nil)
-	words, codes, one, k, ok := readWordHeader(p[len(head):])
-	if !ok || words == 0 {
-		t.Fatalf("no words in the header: %v", ok)
+	nWords, codes, one, k, err := words.ReadHeader(p[len(head):])
+	if err != nil || nWords == 0 {
+		t.Fatalf("no words in the header: %v", err)
 	}
 	rest := p[len(head)+k:]
 	for _, bad := range []struct {
@@ -131,12 +132,12 @@ func TestWordsHeader(t *testing.T) {
 		codes        []byte
 		wantRejected bool
 	}{
-		{"as made", words, one, codes, false},
+		{"as made", nWords, one, codes, false},
 		{"more words than codes hold", one + (len(codes)-1-one)*256 + 1, one, codes, true},
 		{"more words than the text has room for", len(in)/2 + 1, one, codes, true},
-		{"one-byte codes past the codes", words, len(codes), codes, true},
-		{"a code twice", words, one, append([]byte{codes[1]}, codes[1:]...), true},
-		{"one code", words, 0, codes[:1], true},
+		{"one-byte codes past the codes", nWords, len(codes), codes, true},
+		{"a code twice", nWords, one, append([]byte{codes[1]}, codes[1:]...), true},
+		{"one code", nWords, 0, codes[:1], true},
 	} {
 		q := bytes.Clone(p[:len(head)])
 		q = varint64(q, bad.words)

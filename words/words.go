@@ -1,0 +1,493 @@
+// Package words replaces the frequent words of a text by short codes,
+// and back: a transform before a compressor, which then sees fewer
+// symbols. Package ppm runs its model over the coded text (its contexts of
+// 16 symbols reach further back); package archive gives zstd the coded
+// strings of its frames (shorter matches and literals to code).
+//
+// A word is a maximal run of 2 to MaxLen ASCII letters, not begun after a
+// backslash, or a backslash and a letter, quote or backslash: in JSON text
+// "\nThe" is an escape and a word, not "nThe". A [Table] maps up to
+// [Room] words to codes of one or two bytes taken from byte values the
+// text does not hold, or holds rarely: codes[0] is the escape (the next
+// byte is one of the codes, as a byte of the text), codes[1] the capital
+// flag (the next code's word, its first letter upper case), codes[2:2+one]
+// stand for words 0 to one-1, and each later code c is the first byte of
+// two, whose second b stands for word one + 256*(c's place among them) + b.
+package words
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"slices"
+
+	"github.com/m2m-go/m2m/varint"
+)
+
+const (
+	// MaxLen is the longest word a table holds.
+	MaxLen = 48
+	// maxCounted is how many distinct words Choose counts: memory bounded
+	// on text of few repeats.
+	maxCounted = 1 << 18
+	// minCodes: Codes takes used bytes as codes up to this many, each at
+	// most one in rareCode bytes of the text.
+	minCodes = 48
+	rareCode = 2048
+)
+
+// ErrCorrupt is returned for a coded text or a list no encoder makes.
+var ErrCorrupt = errors.New("words: corrupt data")
+
+// A Table maps words to codes and back.
+type Table struct {
+	words [][]byte // by number
+	codes []byte   // the escape, the capital flag, the one-byte codes, the prefixes
+	one   int      // how many one-byte codes
+	of    [256]int32
+	index map[string]int32 // word to number, made for the first encode
+}
+
+// Kinds of a byte of coded text, from [Table.Kind]: besides these, a
+// one-byte code's word number (>= 0), and Prefix-p for the first byte of
+// the p-th group of 256 two-byte codes.
+const (
+	Literal = -1
+	Escape  = -2
+	Capital = -3
+	Prefix  = -4
+)
+
+// Kind is what byte c is in coded text.
+func (t *Table) Kind(c byte) int { return int(t.of[c]) }
+
+// Second returns the number of the word whose two-byte code is c, b, where
+// Kind(c) <= Prefix.
+func (t *Table) Second(c, b byte) int { return t.one + int(Prefix-t.of[c])*256 + int(b) }
+
+// Len is how many words t holds; Word returns word i.
+func (t *Table) Len() int          { return len(t.words) }
+func (t *Table) Word(i int) []byte { return t.words[i] }
+
+// Codes returns t's codes, and how many of them are one-byte codes.
+func (t *Table) Codes() (codes []byte, one int) { return t.codes, t.one }
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// isEscaped reports whether a backslash and c make a word: a JSON escape
+// (\n, \", \\, \t, \u...), or one like it.
+func isEscaped(c byte) bool { return isLetter(c) || c == '"' || c == '\\' }
+
+// isWord reports whether w is a word forWords finds: 2 to MaxLen letters,
+// or an escape.
+func isWord(w []byte) bool {
+	if len(w) == 2 && w[0] == '\\' {
+		return isEscaped(w[1])
+	}
+	if len(w) < 2 || len(w) > MaxLen {
+		return false
+	}
+	for _, c := range w {
+		if !isLetter(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// capitalized reports whether w is a capital and lower-case letters.
+func capitalized(w []byte) bool {
+	if len(w) < 2 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	for _, c := range w[1:] {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// lower returns w with its first letter in lower case, in buf.
+func lower(buf, w []byte) []byte { return append(append(buf[:0], w[0]|0x20), w[1:]...) }
+
+// Codes returns the byte values src does not use and, while those are
+// fewer than 48, the ones it uses least, each at most once in 2048 bytes,
+// in increasing order: codes for [Choose] that a text of its kind seldom
+// needs escaped.
+func Codes(src []byte) []byte {
+	var uses [256]int
+	for _, c := range src {
+		uses[c]++
+	}
+	byUse := make([]byte, 256)
+	for c := range byUse {
+		byUse[c] = byte(c)
+	}
+	slices.SortStableFunc(byUse, func(a, b byte) int { return cmp.Compare(uses[a], uses[b]) })
+	var codes []byte
+	for _, c := range byUse {
+		if uses[c] > 0 && (len(codes) >= minCodes || uses[c] > len(src)/rareCode) {
+			break
+		}
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	return codes
+}
+
+// MinUses is how often a word must occur in n bytes of text to be worth
+// its place in a list coded apart from the text: 64 times up to 1 MiB of
+// text, then fewer as the text grows, down to 8 from 8 MiB. (Measured with
+// package ppm on prefixes of dev100's strings: 8 uses made 256 KiB 0.3%
+// larger and 1 MiB 0.85% smaller, 64 uses 0.9% and 1.3% smaller; at 4 MiB
+// 8 uses gained 2.3%, 64 1.7%.)
+func MinUses(n int) int { return min(max(64<<20/max(n, 1), 8), 64) }
+
+// Choose returns the table of src's words used minUses times or more,
+// ranked by what replacing them saves (uses times length), with codes
+// (distinct, in increasing order; two thirds of those past the escape and
+// the capital flag, rounded down, are one-byte codes): as many as they
+// hold, a word not longer than its code left out. It returns nil where
+// codes are fewer than three or no word is worth a code.
+func Choose(src, codes []byte, minUses int) *Table {
+	if len(codes) < 3 {
+		return nil
+	}
+	one := (len(codes) - 2) * 2 / 3
+	type word struct {
+		w    string
+		uses int
+	}
+	index := make(map[string]int32)
+	var counted []word
+	var buf [MaxLen]byte
+	forWords(src, func(w []byte) {
+		if capitalized(w) {
+			w = lower(buf[:], w)
+		}
+		if i, ok := index[string(w)]; ok {
+			counted[i].uses++
+		} else if len(counted) < maxCounted {
+			index[string(w)] = int32(len(counted))
+			counted = append(counted, word{string(w), 1})
+		}
+	})
+	slices.SortFunc(counted, func(a, b word) int {
+		if c := cmp.Compare(b.uses*len(b.w), a.uses*len(a.w)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.w, b.w)
+	})
+	var words [][]byte
+	room := Room(len(codes), one)
+	for _, x := range counted {
+		if x.uses < minUses || len(words) == room {
+			break
+		}
+		if len(words) >= one && len(x.w) <= 2 {
+			continue // a two-byte code saves nothing
+		}
+		words = append(words, []byte(x.w))
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	// Which of its group's codes a word gets does not matter to a model
+	// (codes are labels), so each group is listed in order of its bytes,
+	// which the list is coded in less.
+	slices.SortFunc(words[:min(one, len(words))], bytes.Compare)
+	for i := one; i < len(words); i += 256 {
+		slices.SortFunc(words[i:min(i+256, len(words))], bytes.Compare)
+	}
+	t, _ := New(words, slices.Clone(codes), one)
+	return t
+}
+
+// Room is how many words codes codes hold, one of them one-byte codes: 0
+// where they are too few (an escape, a capital flag and one more) or one
+// is out of range.
+func Room(codes, one int) int {
+	if codes < 3 || one < 0 || one > codes-2 {
+		return 0
+	}
+	return one + (codes-2-one)*256
+}
+
+// New returns the table of words and codes, which it checks (codes
+// distinct, an escape, a capital flag and one more at least, room for
+// every word, words as a table holds them, distinct), or ErrCorrupt. It
+// keeps words and codes.
+func New(words [][]byte, codes []byte, one int) (*Table, error) {
+	if room := Room(len(codes), one); room == 0 || len(words) > room {
+		return nil, ErrCorrupt
+	}
+	t := &Table{words: words, codes: codes, one: one}
+	for i := range t.of {
+		t.of[i] = Literal
+	}
+	for i, c := range codes {
+		if t.of[c] != Literal {
+			return nil, ErrCorrupt
+		}
+		switch {
+		case i == 0:
+			t.of[c] = Escape
+		case i == 1:
+			t.of[c] = Capital
+		case i < 2+one:
+			t.of[c] = int32(i - 2)
+		default:
+			t.of[c] = int32(Prefix - (i - 2 - one))
+		}
+	}
+	t.index = make(map[string]int32, len(words))
+	for i, w := range words {
+		if !isWord(w) {
+			return nil, ErrCorrupt
+		}
+		if _, dup := t.index[string(w)]; dup {
+			return nil, ErrCorrupt
+		}
+		t.index[string(w)] = int32(i)
+	}
+	return t, nil
+}
+
+// forWords calls f with each word of b.
+func forWords(b []byte, f func(w []byte)) {
+	for i := 0; i < len(b); {
+		if b[i] == '\\' {
+			if i+1 < len(b) && isEscaped(b[i+1]) {
+				f(b[i : i+2])
+			}
+			i += 2 // what follows a backslash is not a word's first letter
+			continue
+		}
+		if !isLetter(b[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(b) && isLetter(b[j]) {
+			j++
+		}
+		if n := j - i; n >= 2 && n <= MaxLen {
+			f(b[i:j])
+		}
+		i = j
+	}
+}
+
+// appendCode appends the code of word number i.
+func (t *Table) appendCode(dst []byte, i int) []byte {
+	if i < t.one {
+		return append(dst, t.codes[2+i])
+	}
+	i -= t.one
+	return append(dst, t.codes[2+t.one+i/256], byte(i))
+}
+
+// AppendEncode appends src with its words replaced by their codes, and
+// escapes before its bytes that are codes. A nil t appends src.
+func (t *Table) AppendEncode(dst, src []byte) []byte {
+	if t == nil {
+		return append(dst, src...)
+	}
+	var buf [MaxLen]byte
+	last := 0
+	forWords(src, func(w []byte) {
+		i, ok := t.index[string(w)]
+		capital := false
+		if !ok && capitalized(w) {
+			i, ok = t.index[string(lower(buf[:], w))]
+			capital = ok
+		}
+		if !ok {
+			return
+		}
+		start := cap(src) - cap(w)
+		dst = t.appendLiteral(dst, src[last:start])
+		if capital {
+			dst = append(dst, t.codes[1])
+		}
+		dst = t.appendCode(dst, int(i))
+		last = start + len(w)
+	})
+	return t.appendLiteral(dst, src[last:])
+}
+
+// appendLiteral appends b, an escape before each of its bytes that is a
+// code.
+func (t *Table) appendLiteral(dst, b []byte) []byte {
+	for {
+		i := 0
+		for i < len(b) && t.of[b[i]] == Literal {
+			i++
+		}
+		dst = append(dst, b[:i]...)
+		if i == len(b) {
+			return dst
+		}
+		dst = append(dst, t.codes[0], b[i])
+		b = b[i+1:]
+	}
+}
+
+// AppendDecode appends the text src codes, as far as src holds whole
+// codes, and returns how many bytes of src that took: all of them, but for
+// a code cut at its end (a prefix of a coded text decodes as far as it
+// can). It returns ErrCorrupt, and dst as it was, where src is no
+// encoder's or the text would be longer than limit bytes.
+func (t *Table) AppendDecode(dst, src []byte, limit int) ([]byte, int, error) {
+	start := len(dst)
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		k := t.of[c]
+		if k == Literal {
+			j := i + 1
+			for j < len(src) && t.of[src[j]] == Literal {
+				j++
+			}
+			if len(dst)-start+j-i > limit {
+				return dst[:start], 0, ErrCorrupt
+			}
+			dst = append(dst, src[i:j]...)
+			i = j
+			continue
+		}
+		at := i
+		i++
+		if k == Escape {
+			if i == len(src) {
+				return dst, at, nil
+			}
+			if t.of[src[i]] == Literal || len(dst)-start >= limit {
+				return dst[:start], 0, ErrCorrupt
+			}
+			dst = append(dst, src[i])
+			i++
+			continue
+		}
+		capital := k == Capital
+		if capital {
+			if i == len(src) {
+				return dst, at, nil
+			}
+			c = src[i]
+			if k = t.of[c]; k < 0 && k > Prefix {
+				return dst[:start], 0, ErrCorrupt // a literal, an escape or the flag again
+			}
+			i++
+		}
+		w := int(k)
+		if k <= Prefix {
+			if i == len(src) {
+				return dst, at, nil
+			}
+			w = t.Second(c, src[i])
+			i++
+		}
+		if w >= len(t.words) || len(dst)-start+len(t.words[w]) > limit {
+			return dst[:start], 0, ErrCorrupt
+		}
+		n := len(dst)
+		dst = append(dst, t.words[w]...)
+		if capital {
+			dst[n] &^= 0x20
+		}
+	}
+	return dst, i, nil
+}
+
+// AppendHeader appends t's codes: uvarint words, and for words > 0,
+// uvarint codes | the codes | uvarint one. A nil t appends uvarint 0.
+func (t *Table) AppendHeader(dst []byte) []byte {
+	if t == nil {
+		return append(dst, 0)
+	}
+	dst = varint.AppendUvarint64(dst, uint64(len(t.words)))
+	dst = varint.AppendUvarint64(dst, uint64(len(t.codes)))
+	dst = append(dst, t.codes...)
+	return varint.AppendUvarint64(dst, uint64(t.one))
+}
+
+// ReadHeader reads what AppendHeader wrote: how many words, the codes
+// (src's bytes) and how many of them are one-byte codes, and the bytes it
+// took. words is at most what the codes hold.
+func ReadHeader(src []byte) (words int, codes []byte, one, k int, err error) {
+	w, k1, err := varint.Uvarint64(src)
+	if err != nil || w > 256*256 {
+		return 0, nil, 0, 0, ErrCorrupt
+	}
+	if w == 0 {
+		return 0, nil, 0, k1, nil
+	}
+	n, k2, err := varint.Uvarint64(src[k1:])
+	at := k1 + k2
+	if err != nil || n > 256 || uint64(len(src)-at) < n {
+		return 0, nil, 0, 0, ErrCorrupt
+	}
+	codes = src[at : at+int(n)]
+	at += int(n)
+	o, k3, err := varint.Uvarint64(src[at:])
+	if err != nil || o > 256 || int(w) > Room(len(codes), int(o)) {
+		return 0, nil, 0, 0, ErrCorrupt
+	}
+	return int(w), codes, int(o), at + k3, nil
+}
+
+// AppendList appends t's words, front-coded: each as how many of its first
+// bytes are the word before's (a byte), the rest, and a line feed.
+func (t *Table) AppendList(dst []byte) []byte {
+	var prev []byte
+	for _, w := range t.words {
+		k := commonPrefix(prev, w)
+		dst = append(append(append(dst, byte(k)), w[k:]...), '\n')
+		prev = w
+	}
+	return dst
+}
+
+// commonPrefix returns how many first bytes a and b share.
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// ListLen is the most bytes AppendList makes of n words, for a reader's
+// bound on what it reads.
+func ListLen(n int) int { return n * (MaxLen + 2) }
+
+// ParseList returns the table of the first words words of list, which
+// AppendList made, and codes, from ReadHeader; and the bytes of list it
+// took.
+func ParseList(list []byte, words int, codes []byte, one int) (*Table, int, error) {
+	if words > Room(len(codes), one) {
+		return nil, 0, ErrCorrupt
+	}
+	ws := make([][]byte, 0, words)
+	var prev []byte
+	at := 0
+	for range words {
+		if at == len(list) || int(list[at]) > len(prev) {
+			return nil, 0, ErrCorrupt
+		}
+		k := int(list[at])
+		end := bytes.IndexByte(list[at+1:], '\n')
+		if end < 0 || k+end > MaxLen {
+			return nil, 0, ErrCorrupt
+		}
+		w := make([]byte, 0, k+end)
+		w = append(append(w, prev[:k]...), list[at+1:at+1+end]...)
+		ws = append(ws, w)
+		prev = w
+		at += 1 + end + 1
+	}
+	t, err := New(ws, codes, one)
+	return t, at, err
+}

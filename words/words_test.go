@@ -1,0 +1,290 @@
+package words
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// prose returns n bytes of made-up English: capitalized sentences of
+// words drawn from a vocabulary of v, some used much more than others.
+func prose(n, v int) []byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vocab := make([]string, v)
+	for i := range vocab {
+		w := make([]byte, 2+rng.IntN(9))
+		for j := range w {
+			w[j] = byte('a' + rng.IntN(26))
+		}
+		vocab[i] = string(w)
+	}
+	var b []byte
+	for len(b) < n {
+		for i := range 3 + rng.IntN(12) {
+			w := vocab[int(float64(len(vocab))*rng.Float64()*rng.Float64())]
+			if i == 0 {
+				w = string(w[0]-0x20) + w[1:]
+			}
+			b = append(append(b, w...), ' ')
+		}
+		b = append(b[:len(b)-1], ". "...)
+	}
+	return b[:n]
+}
+
+// texts are inputs of every kind: words to replace or none, bytes that
+// are codes, escapes, words too long to be words.
+func texts() map[string][]byte {
+	var all []byte
+	for i := range 7000 {
+		all = append(append(all, byte(i)), "the words are here "...)
+	}
+	rare := bytes.Clone(prose(150000, 200))
+	for c := range 256 {
+		rare = append(rare, byte(c)) // every byte used, some rarely: codes, escaped
+	}
+	random := make([]byte, 200000)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	return map[string][]byte{
+		"empty":   nil,
+		"word":    []byte("hello"),
+		"sample":  sample.JSONL(),
+		"prose":   prose(200000, 1000),
+		"all":     all,
+		"rare":    rare,
+		"random":  random,
+		"long":    bytes.Repeat([]byte("Supercalifragilisticexpialidocious "+string(bytes.Repeat([]byte("x"), MaxLen))+"y "), 1600),
+		"edges":   bytes.Repeat([]byte("Word word WORD wOrd word"), 6000),
+		"escapes": append(bytes.Repeat([]byte(`"Hello,\nWorld\n\nThe \"end\" \\n \\\nEnd\u00e9\`), 5000), '\\'),
+	}
+}
+
+// fixed are codes a text may hold: every third byte value.
+func fixed() []byte {
+	var c []byte
+	for b := 0; b < 256; b += 3 {
+		c = append(c, byte(b))
+	}
+	return c
+}
+
+// TestRoundTrip: every text comes back, with codes chosen for it or fixed
+// (and then escaped where it holds them), whole and from any prefix of
+// its coded form as far as that holds whole codes.
+func TestRoundTrip(t *testing.T) {
+	for name, in := range texts() {
+		for k, codes := range [][]byte{Codes(in), fixed()} {
+			tb := Choose(in, codes, MinUses(len(in)))
+			if (tb == nil) != (name == "random" || name == "empty" || name == "word") {
+				t.Errorf("%s: table %v", name, tb != nil)
+			}
+			coded := tb.AppendEncode([]byte("x"), in)[1:]
+			if tb == nil {
+				if !bytes.Equal(coded, in) {
+					t.Errorf("%s: a nil table changed the text", name)
+				}
+				continue
+			}
+			back, used, err := tb.AppendDecode([]byte("x"), coded, len(in))
+			if err != nil || used != len(coded) || !bytes.Equal(back[1:], in) {
+				t.Fatalf("%s: %v, %d of %d used, %d bytes of %d", name, err, used, len(coded), len(back)-1, len(in))
+			}
+			if _, _, err := tb.AppendDecode(nil, coded, len(in)-1); len(in) > 0 && !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s: decoded past the limit: %v", name, err)
+			}
+			for n := 0; n <= len(coded); n += 1 + n/50 {
+				part, used, err := tb.AppendDecode(nil, coded[:n], len(in))
+				if err != nil || used > n || used < n-2 || !bytes.HasPrefix(in, part) {
+					t.Fatalf("%s: prefix of %d: %v, %d used, %d bytes", name, n, err, used, len(part))
+				}
+			}
+			if name == "prose" && k == 0 && len(coded) > len(in)*9/10 {
+				t.Errorf("%s: %d bytes coded of %d", name, len(coded), len(in))
+			}
+		}
+	}
+}
+
+// TestCodes: a text's unused bytes, and while they are fewer than
+// minCodes its rarest, at most one in rareCode bytes.
+func TestCodes(t *testing.T) {
+	in := texts()["rare"]
+	if c := Codes(in); len(c) != minCodes {
+		t.Errorf("every byte used, some rarely: %d codes", len(c))
+	}
+	if c := Codes([]byte("ab")); len(c) != 254 || c[0] != 0 || c[253] != 255 {
+		t.Errorf("two bytes used: %d codes", len(c))
+	}
+	if Choose(in, []byte{1, 2}, 1) != nil {
+		t.Errorf("a table of two codes")
+	}
+}
+
+// TestCorrupt: coded text no encoder makes is refused, dst as it was.
+func TestCorrupt(t *testing.T) {
+	tb, err := New([][]byte{[]byte("the"), []byte("cat")}, []byte{1, 2, 3, 4}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 escape, 2 capital, 3 "the", 4 the prefix of "cat" (4 0).
+	for _, c := range []struct {
+		in   string
+		want string
+		used int
+		ok   bool
+	}{
+		{"a\x03b", "atheb", 3, true},
+		{"\x02\x03 \x02\x04\x00", "The Cat", 6, true},
+		{"\x01\x03", "\x03", 2, true},
+		{"x\x01", "x", 1, true},     // an escape cut off
+		{"x\x02", "x", 1, true},     // a capital flag cut off
+		{"x\x02\x04", "x", 1, true}, // a flag and a prefix cut off
+		{"x\x04", "x", 1, true},     // a prefix cut off
+		{"\x01a", "", 0, false},     // an escaped literal
+		{"\x02a", "", 0, false},     // a capital literal
+		{"\x02\x01", "", 0, false},  // a capital escape
+		{"\x02\x02", "", 0, false},  // a capital flag twice
+		{"\x04\x01", "", 0, false},  // a word past the list
+	} {
+		out, used, err := tb.AppendDecode([]byte("d"), []byte(c.in), 100)
+		if (err == nil) != c.ok || string(out) != "d"+c.want || used != c.used {
+			t.Errorf("%q: %q, %d used, %v", c.in, out, used, err)
+		}
+	}
+	for _, bad := range []struct {
+		words [][]byte
+		codes []byte
+		one   int
+	}{
+		{[][]byte{[]byte("ok")}, []byte{1, 2}, 0},                                // no room
+		{[][]byte{[]byte("ok")}, []byte{1, 1, 3}, 1},                             // a code twice
+		{[][]byte{[]byte("ok")}, []byte{1, 2, 3}, 2},                             // one past the codes
+		{[][]byte{[]byte("ok"), []byte("ok")}, []byte{1, 2, 3, 4}, 2},            // a word twice
+		{[][]byte{[]byte("o")}, []byte{1, 2, 3}, 1},                              // too short
+		{[][]byte{[]byte("o k")}, []byte{1, 2, 3}, 1},                            // not letters
+		{[][]byte{[]byte("a"), []byte("b"), []byte("c")}, []byte{1, 2, 3, 4}, 2}, // more than room
+	} {
+		if _, err := New(bad.words, bad.codes, bad.one); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("New(%q, %v, %d): %v", bad.words, bad.codes, bad.one, err)
+		}
+	}
+}
+
+// TestList: a table's header and list give it back; lists no encoder
+// makes are refused.
+func TestList(t *testing.T) {
+	in := texts()["prose"]
+	tb := Choose(in, Codes(in), 8)
+	head := tb.AppendHeader(nil)
+	list := tb.AppendList(nil)
+	if len(list) > ListLen(tb.Len()) {
+		t.Errorf("list of %d bytes, over ListLen's %d", len(list), ListLen(tb.Len()))
+	}
+	n, codes, one, k, err := ReadHeader(head)
+	if err != nil || k != len(head) || n != tb.Len() {
+		t.Fatalf("header: %v, %d words", err, n)
+	}
+	back, used, err := ParseList(list, n, codes, one)
+	if err != nil || used != len(list) || !bytes.Equal(back.AppendEncode(nil, in), tb.AppendEncode(nil, in)) {
+		t.Fatalf("list: %v, %d of %d bytes", err, used, len(list))
+	}
+	for name, bad := range map[string][]byte{
+		"cut":         list[:len(list)-1],
+		"no line end": bytes.ReplaceAll(list, []byte("\n"), []byte("x")),
+		"long prefix": append([]byte{9}, list[1:]...),
+	} {
+		if _, _, err := ParseList(bad, n, codes, one); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, _, _, _, err := ReadHeader(append(headerOf(Room(len(codes), one)+1, codes, one), 0)); err == nil {
+		t.Errorf("a header of more words than its codes hold: accepted")
+	}
+	if (*Table)(nil).AppendHeader(nil)[0] != 0 {
+		t.Errorf("a nil table's header is not 0")
+	}
+}
+
+// headerOf returns a header of n words and codes, as AppendHeader
+// would for such a table.
+func headerOf(n int, codes []byte, one int) []byte {
+	t := &Table{words: make([][]byte, n), codes: codes, one: one}
+	return t.AppendHeader(nil)
+}
+
+// FuzzRoundTrip: any text comes back with its words replaced, the table
+// chosen as for a long text whatever the length, the codes its own or
+// fixed ones.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("The cat and the hat and The Cat and the cat, and the hat."), 8, false)
+	f.Add(prose(2000, 10), 1, true)
+	f.Add([]byte(`\nThe "cat"\n\n\"hat\" \\nThe\`), 64, false)
+	f.Fuzz(func(t *testing.T, unit []byte, copies int, own bool) {
+		in := bytes.Repeat(unit, min(max(copies, 1), 64)) // words used often enough
+		codes := fixed()
+		if own {
+			codes = Codes(in)
+		}
+		tb := Choose(in, codes, 2)
+		coded := tb.AppendEncode(nil, in)
+		if tb == nil {
+			return
+		}
+		back, used, err := tb.AppendDecode(nil, coded, len(in))
+		if err != nil || used != len(coded) || !bytes.Equal(back, in) {
+			t.Fatalf("%v: %q", err, back)
+		}
+	})
+}
+
+// FuzzDecode: any bytes decode or are refused, within the limit, without
+// a panic; what decodes codes back to the same text.
+func FuzzDecode(f *testing.F) {
+	tb, err := New([][]byte{[]byte("the"), []byte("cat"), []byte(`\n`)}, []byte{1, 2, 3, 4, 5, 6}, 2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte("\x02\x03 \x05\x01\x06\x00"), 100)
+	f.Add([]byte("\x01\x01\x01"), 1)
+	f.Fuzz(func(t *testing.T, coded []byte, limit int) {
+		limit = min(max(limit, 0), 1<<16)
+		out, used, err := tb.AppendDecode(nil, coded, limit)
+		if err != nil {
+			return
+		}
+		if len(out) > limit || used > len(coded) || used < len(coded)-2 {
+			t.Fatalf("%d bytes of %d allowed, %d of %d used", len(out), limit, used, len(coded))
+		}
+		back, _, err := tb.AppendDecode(nil, tb.AppendEncode(nil, out), len(out))
+		if err != nil || !bytes.Equal(back, out) {
+			t.Fatalf("re-coded: %v", err)
+		}
+	})
+}
+
+func BenchmarkEncode(b *testing.B) {
+	in := sample.JSONL()
+	tb := Choose(in, Codes(in), 8)
+	dst := tb.AppendEncode(nil, in)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		dst = tb.AppendEncode(dst[:0], in)
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	in := sample.JSONL()
+	tb := Choose(in, Codes(in), 8)
+	coded := tb.AppendEncode(nil, in)
+	dst := make([]byte, 0, len(in))
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		dst, _, _ = tb.AppendDecode(dst[:0], coded, len(in))
+	}
+}
