@@ -69,7 +69,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 		},
 		func(worker int, b int, send func(piece, int) error) error {
 			if f, ok := stores[b]; ok {
-				return r.cache.prefetch(b, func() (any, int, error) { return r.loadStore(f.kind, f, 0) })
+				return r.cache.prefetch(b, func() (any, int, error) { return r.loadStore(f.kind, f, 0, nil) })
 			}
 			if o.Check && checks[worker] == nil {
 				var err error

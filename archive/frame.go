@@ -409,6 +409,8 @@ type frameDecoder struct {
 	// A frame with a dictionary decodes into spliced: its dictionary's
 	// bytes, then its own. Kept for the next.
 	spliced []byte
+	// The coded text of a words frame (decodeWords), kept for the next.
+	text    []byte
 	unshape unshaper
 	join    numcol.Joiner
 }
@@ -510,6 +512,18 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 // path of a read of one record, where they were a third of a fresh
 // process's time. Buffers d holds already are left as they are.
 func (d *frameDecoder) ready(f frame, n int) []byte {
+	if f.coder == coderZstd|coderWords && f.dict >= 0 {
+		// Its coded text, as far as decodeWords decodes it, is what the
+		// buffers above are for, and the buffer it is decoded into; the
+		// raw bytes are expanded into what is returned.
+		if inner, _, ok := wordsInner(f); ok {
+			m := min(inner.rawLen, int(int64(n)*int64(inner.rawLen)/int64(max(f.rawLen, 1)))+maxRawBlock)
+			d.text = touch(growCap(d.text[:0], m), m)[:0]
+			d.ready(inner, m)
+			room := min(f.rawLen, n+maxRawBlock) + 16
+			return touch(growCap(nil, room), room)
+		}
+	}
 	if f.coder != coderZstd || f.dict < 0 {
 		return nil
 	}

@@ -578,10 +578,9 @@ type storeBlock struct {
 	raw      []byte
 	avail    uint32
 	complete bool // all of the frame is in raw: it may serve as a dictionary
-	// A words frame with a table of its own, decoded whole: its coded text
-	// and its table, the dictionary of the other frames of its segment.
-	coded []byte
-	table *words.Table
+	// A words frame with a table of its own: the table and its coded text,
+	// the dictionary of the other frames of its segment.
+	words wordsText
 	ends  []uint32 // end of each entry in raw (its markEnd), if found at once
 	cum   []uint32 // else the frame's ends, summed (see parseEnds)
 	mu    sync.Mutex
@@ -731,7 +730,7 @@ func appendEntryEnds(dst []uint32, raw []byte, from, to int) []uint32 {
 // store returns store frame f of kind t from the cache, decoded at least as
 // far as its entry need-1 (need 0: whole).
 func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
-	v, err := r.cache.get(f.block, func() (any, int, error) { return r.loadStore(t, f, need) })
+	v, err := r.cache.get(f.block, func() (any, int, error) { return r.loadStore(t, f, need, nil) })
 	if err != nil {
 		return nil, err
 	}
@@ -739,13 +738,15 @@ func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
 	if !ok || s.kind != t {
 		return nil, blockErr(f.block, corruptf("not the store frame the directory says"))
 	}
-	if s.complete || need > 0 && int(s.avail) >= need {
+	switch {
+	case need == asDict && (s.words.whole || s.complete && s.words.table == nil):
 		return s, nil
-	}
-	if need > 0 {
+	case need != asDict && (s.complete || need > 0 && int(s.avail) >= need):
+		return s, nil
+	case need > 0:
 		need = max(need, 2*int(s.avail))
 	}
-	v, size, err := r.loadStore(t, f, need)
+	v, size, err := r.loadStore(t, f, need, s)
 	if err != nil {
 		return nil, err
 	}
@@ -753,9 +754,16 @@ func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
 	return v.(*storeBlock), nil
 }
 
+// asDict, as the entries a store frame is needed for: as the dictionary
+// of the other frames of its segment, its raw bytes whole, or if it is a
+// words frame its coded text whole (and its raw bytes as far as they were
+// decoded before, if they were).
+const asDict = -1
+
 // loadStore reads store frame f of kind t, decoded as far as its entry
-// need-1 (need 0: whole).
-func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
+// need-1 (need 0: whole; asDict), reusing what prev, the frame decoded
+// less far, holds that a new decode would make again.
+func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any, int, error) {
 	blk, done, err := r.block(f.block)
 	if err != nil {
 		return nil, 0, err
@@ -765,7 +773,14 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if need <= 0 || need > f.count {
+	dict := need == asDict
+	switch {
+	case dict && fr.coder&coderWords != 0:
+		need = 0
+		if prev != nil {
+			need = int(prev.avail)
+		}
+	case need <= 0 || need > f.count:
 		need = f.count
 	}
 	if fr.base() == coderPPM {
@@ -778,7 +793,10 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 	d := r.decoder()
 	defer r.decs.Put(d)
 	n := prefixOf(cum, need, fr.rawLen)
-	var dict, into []byte
+	if need == 0 {
+		n = 0 // a words frame as a dictionary, its raw bytes not asked for
+	}
+	var dictText, into []byte
 	var table *words.Table
 	if fr.dict >= 0 {
 		if _, ok := r.cache.peek(fr.dict); !ok {
@@ -786,15 +804,19 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 			// other core (dictAhead).
 			into = d.ready(fr, n)
 		}
-		if dict, table, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
+		if dictText, table, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
 			return nil, 0, err
 		}
 	}
 	s := &storeBlock{kind: t, first: f.first}
 	if fr.coder&coderWords != 0 {
-		s.raw, s.coded, s.table, s.complete, err = d.decodeWords(into, fr, dict, table, n)
+		var kept wordsText
+		if prev != nil {
+			kept = prev.words
+		}
+		s.raw, s.words, s.complete, err = d.decodeWords(into, fr, dictText, table, n, dict, kept)
 	} else {
-		s.raw, s.complete, err = d.decodePrefix(into, fr, dict, n)
+		s.raw, s.complete, err = d.decodePrefix(into, fr, dictText, n)
 	}
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)
@@ -810,7 +832,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		if int(s.avail) < need {
 			return nil, 0, blockErr(f.block, corruptf("entries cut short"))
 		}
-		return s, len(s.raw) + len(s.coded) + 4*len(cum), nil
+		return s, len(s.raw) + len(s.words.text) + 4*len(cum), nil
 	}
 	s.ends = appendEntryEnds(make([]uint32, 0, f.count), s.raw, 0, len(s.raw))
 	if len(s.ends) != f.count || f.count == 0 && len(s.raw) != 0 || f.count > 0 && int(s.ends[f.count-1])+1 != len(s.raw) {
@@ -820,7 +842,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int) (any, int, error) {
 		return nil, 0, blockErr(f.block, corruptf("entries do not end where their ends say"))
 	}
 	s.avail = uint32(f.count)
-	return s, len(s.raw) + len(s.coded) + 4*len(s.ends), nil
+	return s, len(s.raw) + len(s.words.text) + 4*len(s.ends), nil
 }
 
 // storeHeader checks the header of blk, store frame f of kind t, and
@@ -861,12 +883,12 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		}
 		return s.raw[:min(len(s.raw), ppmDict)], nil, nil
 	}
-	s, err := r.store(t, fs[i], 0)
+	s, err := r.store(t, fs[i], asDict)
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.table != nil {
-		return s.coded, s.table, nil
+	if s.words.table != nil {
+		return s.words.text, s.words.table, nil
 	}
 	return s.raw, nil, nil
 }

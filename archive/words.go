@@ -125,75 +125,107 @@ func (e *frameEncoder) appendWords(dst, raw []byte, s int, sw *segmentWords, own
 	return dst[:end], nil
 }
 
+// wordsText is what a reader keeps of a words frame with a table of its
+// own, the first of its segment: the table, and the frame's coded text,
+// whole (the dictionary of the segment's other frames) or as far as it
+// was decoded.
+type wordsText struct {
+	table *words.Table
+	text  []byte
+	whole bool
+}
+
 // decodeWords appends at least the first n raw bytes of f, a words frame,
-// to dst, as decodePrefix does; table is its dictionary frame's, if it has
-// one. A frame with a table of its own, decoded whole, also returns its
-// coded text and the table: the dictionary of the other frames of its
-// segment.
-func (d *frameDecoder) decodeWords(dst []byte, f frame, dict []byte, table *words.Table, n int) (out, text []byte, own *words.Table, complete bool, err error) {
+// to dst, as decodePrefix does; table is its dictionary frame's, if it
+// has one. A frame with a table of its own returns its table and coded
+// text, decoded whole if whole; kept from before, if kept holds it whole,
+// it is not decoded again. Only as much of the text as n bytes need is
+// expanded: a frame whose coded text a read of one record needs, as the
+// dictionary of the frame it reads, is not expanded at all.
+func (d *frameDecoder) decodeWords(dst []byte, f frame, dict []byte, table *words.Table, n int, whole bool, kept wordsText) (out []byte, own wordsText, complete bool, err error) {
+	inner, head, ok := wordsInner(f)
+	if !ok {
+		return dst, own, false, corruptf("words frame: bad header")
+	}
+	if len(head) > 0 {
+		own = kept
+		if own.table == nil {
+			if own.table, err = d.wordTable(head); err != nil {
+				return dst, wordsText{}, false, err
+			}
+		}
+		table = own.table
+	}
+	if table == nil {
+		return dst, own, false, corruptf("words frame with no table, nor a dictionary with one")
+	}
+	n = min(max(n, 0), f.rawLen)
+	// As much coded text as n bytes take on average, and a zstd block.
+	m := inner.rawLen
+	if n < f.rawLen && !whole {
+		m = min(m, int(int64(n)*int64(inner.rawLen)/int64(max(f.rawLen, 1)))+maxRawBlock)
+	}
+	start := len(dst)
+	out = growCap(dst, min(f.rawLen, n+maxRawBlock)+16)
+	text, textWhole := own.text, own.whole
+	at := 0 // of text, expanded
+	for {
+		if !textWhole && len(text) < m {
+			// (More of) the coded text.
+			var buf []byte
+			if own.table == nil {
+				buf = d.text[:0]
+			}
+			if text, textWhole, err = d.decodePrefix(buf, inner, dict, m); err != nil {
+				return dst, wordsText{}, false, err
+			}
+			if own.table == nil {
+				d.text = text
+			}
+		}
+		// Expanded in steps, as far as n bytes: no further.
+		for len(out)-start < n && at < len(text) {
+			step := max(int(int64(n-(len(out)-start))*int64(len(text))/int64(max(f.rawLen, 1))), 4<<10)
+			var used int
+			if out, used, err = table.AppendDecode(out, text[at:min(at+step, len(text))], f.rawLen-(len(out)-start)); err != nil {
+				return dst[:start], wordsText{}, false, corruptf("words frame: %v", err)
+			}
+			if at+step >= len(text) && at+used < len(text) {
+				break // a code cut at the end of what is decoded
+			}
+			at += used
+		}
+		if textWhole && at == len(text) && len(out)-start != f.rawLen || textWhole && at < len(text) && len(out)-start < n {
+			return dst[:start], wordsText{}, false, corruptf("words frame decodes to %d bytes or more, its header says %d", len(out)-start, f.rawLen)
+		}
+		if len(out)-start >= n || textWhole {
+			if own.table != nil {
+				own.text, own.whole = text, textWhole
+			}
+			return out[:len(out):len(out)], own, textWhole && at == len(text), nil
+		}
+		m = inner.rawLen // fewer words than on average: all of it
+	}
+}
+
+// wordsInner returns the frame a words frame's coded text is, and its
+// table as stored (none: its dictionary frame's), as far as its header
+// says; ok is false for a header no writer makes. (A byte of text is at
+// most two of coded text, a code.)
+func wordsInner(f frame) (inner frame, table []byte, ok bool) {
 	b := f.data
 	var v [2]uint64
 	for i := range v {
 		x, k, err := varint.Uvarint64(b)
 		if err != nil {
-			return dst, nil, nil, false, corruptf("words frame: %v", err)
+			return frame{}, nil, false
 		}
 		v[i], b = x, b[k:]
 	}
-	textLen, headLen := v[0], v[1]
-	// A byte of text is at most two coded, a code.
-	if textLen > 2*uint64(f.rawLen) || headLen > uint64(len(b)) {
-		return dst, nil, nil, false, corruptf("words frame: text of %d bytes in %d, table of %d in %d", textLen, f.rawLen, headLen, len(b))
+	if v[0] > 2*uint64(f.rawLen) || v[1] > uint64(len(b)) {
+		return frame{}, nil, false
 	}
-	if headLen > 0 {
-		if own, err = d.wordTable(b[:headLen]); err != nil {
-			return dst, nil, nil, false, err
-		}
-		table = own
-	}
-	if table == nil {
-		return dst, nil, nil, false, corruptf("words frame with no table, nor a dictionary with one")
-	}
-	inner := frame{coder: f.coder &^ coderWords, dict: f.dict, rawLen: int(textLen), data: b[headLen:]}
-	n = min(max(n, 0), f.rawLen)
-	// As much coded text as n bytes take on average, and a zstd block.
-	m := inner.rawLen
-	if n < f.rawLen {
-		m = min(m, int(int64(n)*int64(inner.rawLen)/int64(max(f.rawLen, 1)))+maxRawBlock)
-	}
-	start := len(dst)
-	for {
-		var buf []byte
-		if own == nil {
-			buf = getBuf(m)
-		}
-		coded, whole, err := d.decodePrefix(buf, inner, dict, m)
-		if err != nil {
-			putBuf(buf)
-			return dst, nil, nil, false, err
-		}
-		out, used, err := table.AppendDecode(growCap(dst, min(2*len(coded)+64, f.rawLen)), coded, f.rawLen)
-		switch {
-		case err != nil:
-			err = corruptf("words frame: %v", err)
-		case whole && (used != len(coded) || len(out)-start != f.rawLen):
-			err = corruptf("words frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
-		}
-		if own == nil || !whole || err != nil {
-			putBuf(coded)
-			coded = nil
-		}
-		if err != nil {
-			return dst[:start], nil, nil, false, err
-		}
-		if len(out)-start >= n || whole {
-			if coded == nil {
-				own = nil
-			}
-			return out[:len(out):len(out)], coded, own, whole, nil
-		}
-		m = inner.rawLen // fewer words than on average: all of it
-	}
+	return frame{coder: f.coder &^ coderWords, dict: f.dict, rawLen: int(v[0]), data: b[v[1]:]}, b[:v[1]], true
 }
 
 // wordTable reads a frame's stored table.

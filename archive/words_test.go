@@ -90,7 +90,7 @@ func storedCodes(t *testing.T, packed []byte) bool {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.table != nil && bytes.ContainsAny(s.raw, string(jsonCodes[:29])) {
+		if s.words.table != nil && bytes.ContainsAny(s.raw, string(jsonCodes[:29])) {
 			return true
 		}
 	}

@@ -45,8 +45,17 @@ type Table struct {
 	codes []byte   // the escape, the capital flag, the one-byte codes, the prefixes
 	one   int      // how many one-byte codes
 	of    [256]int32
-	index map[string]int32 // word to number, made for the first encode
+	index map[string]int32 // word to number
+	// For AppendDecode (decodeRun): slots of slotLen bytes, one for each
+	// byte value, then one for each word, and their lengths (0: a long
+	// word, decoded apart); a byte's slot, plus the next byte if it is the
+	// first of a two-byte code.
+	slots [][slotLen]byte
+	lens  []uint8
+	base  [256]int32
 }
+
+const slotLen = 16
 
 // Kinds of a byte of coded text, from [Table.Kind]: besides these, a
 // one-byte code's word number (>= 0), and Prefix-p for the first byte of
@@ -242,6 +251,8 @@ func New(words [][]byte, codes []byte, one int) (*Table, error) {
 		}
 	}
 	t.index = make(map[string]int32, len(words))
+	t.slots = make([][slotLen]byte, 256+len(words))
+	t.lens = make([]uint8, len(t.slots))
 	for i, w := range words {
 		if !isWord(w) {
 			return nil, ErrCorrupt
@@ -250,6 +261,18 @@ func New(words [][]byte, codes []byte, one int) (*Table, error) {
 			return nil, ErrCorrupt
 		}
 		t.index[string(w)] = int32(i)
+		if len(w) <= slotLen {
+			copy(t.slots[256+i][:], w)
+			t.lens[256+i] = uint8(len(w))
+		}
+	}
+	for c := range 256 {
+		switch k := t.of[c]; {
+		case k >= 0:
+			t.base[c] = 256 + k
+		case k <= Prefix:
+			t.base[c] = int32(256 + t.one + int(Prefix-k)*256)
+		}
 	}
 	return t, nil
 }
@@ -339,66 +362,135 @@ func (t *Table) appendLiteral(dst, b []byte) []byte {
 // a code cut at its end (a prefix of a coded text decodes as far as it
 // can). It returns ErrCorrupt, and dst as it was, where src is no
 // encoder's or the text would be longer than limit bytes.
+//
+// A word is a slot of slotLen bytes copied whole (the next one writes over
+// its tail), the output advanced by its length: dev100's strings decode
+// at ~500 MB/s so (measured, on 2.6 MB coded of 4 MiB: 1.74 million
+// literals, 0.52 million codes), against ~350 with its bytes appended.
 func (t *Table) AppendDecode(dst, src []byte, limit int) ([]byte, int, error) {
 	start := len(dst)
-	i := 0
+	limit = start + max(limit, 0) // where the output must end, at most
+	// Written by index, not appended, with room for a slot copied whole
+	// at the end: as much as a byte of src is on average, more as needed.
+	out := slices.Grow(dst, min(limit-start, 2*len(src))+slotLen)
+	out = out[:cap(out)]
+	end := min(limit, len(out)-slotLen)
+	o, i := start, 0
 	for i < len(src) {
-		c := src[i]
-		k := t.of[c]
-		if k == Literal {
-			j := i + 1
-			for j < len(src) && t.of[src[j]] == Literal {
-				j++
-			}
-			if len(dst)-start+j-i > limit {
-				return dst[:start], 0, ErrCorrupt
-			}
-			dst = append(dst, src[i:j]...)
-			i = j
+		if o, i = t.decodeRun(out, o, end, src, i); i == len(src) {
+			break
+		}
+		if end < limit && end-o < MaxLen {
+			// Out of room before the limit: more.
+			out = slices.Grow(out[:o], min(limit-o, max(o-start, 2*MaxLen))+slotLen)
+			out = out[:cap(out)]
+			end = min(limit, len(out)-slotLen)
 			continue
 		}
-		at := i
-		i++
-		if k == Escape {
-			if i == len(src) {
-				return dst, at, nil
-			}
-			if t.of[src[i]] == Literal || len(dst)-start >= limit {
-				return dst[:start], 0, ErrCorrupt
-			}
-			dst = append(dst, src[i])
-			i++
-			continue
-		}
-		capital := k == Capital
-		if capital {
-			if i == len(src) {
-				return dst, at, nil
-			}
-			c = src[i]
-			if k = t.of[c]; k < 0 && k > Prefix {
-				return dst[:start], 0, ErrCorrupt // a literal, an escape or the flag again
-			}
-			i++
-		}
-		w := int(k)
-		if k <= Prefix {
-			if i == len(src) {
-				return dst, at, nil
-			}
-			w = t.Second(c, src[i])
-			i++
-		}
-		if w >= len(t.words) || len(dst)-start+len(t.words[w]) > limit {
+		// The last byte, an escape, a capital flag, a long word, or what
+		// no encoder makes.
+		var ok bool
+		if o, i, ok = t.decodeCode(out, o, end, src, i); !ok {
 			return dst[:start], 0, ErrCorrupt
 		}
-		n := len(dst)
-		dst = append(dst, t.words[w]...)
-		if capital {
-			dst[n] &^= 0x20
+		if i < 0 {
+			return out[:o], -i - 1, nil // a code cut at the end
 		}
 	}
-	return dst, i, nil
+	return out[:o], i, nil
+}
+
+// decodeRun decodes src from i into out from o, up to end, literals and
+// codes of words of a slot, until src ends or another byte or code comes,
+// and returns where output and input stopped. A loop of its own, with few
+// variables: in AppendDecode's, the compiler kept i on the stack, a store
+// and a load on the path of every byte. A word is its slot copied whole
+// (the next one writes over its tail), the output advanced by its length.
+func (t *Table) decodeRun(out []byte, o, end int, src []byte, i int) (int, int) {
+	slots, lens, base, of := t.slots, t.lens, &t.base, &t.of
+	for i < len(src) {
+		c := src[i]
+		k := of[c]
+		if k == Literal && o < end {
+			out[o] = c
+			o++
+			i++
+			continue
+		}
+		if k >= 0 {
+			if n := int(lens[base[c]]); n > 0 && n <= end-o {
+				*(*[slotLen]byte)(out[o:]) = slots[base[c]]
+				o += n
+				i++
+				continue
+			}
+		} else if k <= Prefix && i+1 < len(src) {
+			if s := int(base[c]) + int(src[i+1]); s < len(lens) {
+				if n := int(lens[s]); n > 0 && n <= end-o {
+					*(*[slotLen]byte)(out[o:]) = slots[s]
+					o += n
+					i += 2
+					continue
+				}
+			}
+		}
+		break
+	}
+	return o, i
+}
+
+// decodeCode decodes the code at src[i] into out[o:end], and returns
+// where the output and the input go on (-1-i where src ends in the code),
+// or false for a code no encoder makes.
+func (t *Table) decodeCode(out []byte, o, end int, src []byte, i int) (int, int, bool) {
+	at := i
+	c := src[i]
+	k := t.of[c]
+	i++
+	switch k {
+	case Literal:
+		if o == end {
+			return o, i, false
+		}
+		out[o] = c
+		return o + 1, i, true
+	case Escape:
+		if i == len(src) {
+			return o, -1 - at, true
+		}
+		if t.of[src[i]] == Literal || o == end {
+			return o, i, false
+		}
+		out[o] = src[i]
+		return o + 1, i + 1, true
+	}
+	capital := k == Capital
+	if capital {
+		if i == len(src) {
+			return o, -1 - at, true
+		}
+		c = src[i]
+		if k = t.of[c]; k < 0 && k > Prefix {
+			return o, i, false // a literal, an escape or the flag again
+		}
+		i++
+	}
+	w := int(k)
+	if k <= Prefix {
+		if i == len(src) {
+			return o, -1 - at, true
+		}
+		w = t.Second(c, src[i])
+		i++
+	}
+	if w >= len(t.words) || len(t.words[w]) > end-o {
+		return o, i, false
+	}
+	copy(out[o:], t.words[w])
+	if capital {
+		out[o] &^= 0x20
+	}
+	return o + len(t.words[w]), i, true
 }
 
 // AppendHeader appends t's codes: uvarint words, and for words > 0,
@@ -470,11 +562,10 @@ func ParseList(list []byte, words int, codes []byte, one int) (*Table, int, erro
 	if words > Room(len(codes), one) {
 		return nil, 0, ErrCorrupt
 	}
-	ws := make([][]byte, 0, words)
-	var prev []byte
-	at := 0
+	// Checked and measured first, then made in one piece of memory.
+	total, prev, at := 0, 0, 0
 	for range words {
-		if at == len(list) || int(list[at]) > len(prev) {
+		if at == len(list) || int(list[at]) > prev {
 			return nil, 0, ErrCorrupt
 		}
 		k := int(list[at])
@@ -482,11 +573,21 @@ func ParseList(list []byte, words int, codes []byte, one int) (*Table, int, erro
 		if end < 0 || k+end > MaxLen {
 			return nil, 0, ErrCorrupt
 		}
-		w := make([]byte, 0, k+end)
-		w = append(append(w, prev[:k]...), list[at+1:at+1+end]...)
-		ws = append(ws, w)
-		prev = w
+		prev = k + end
+		total += prev
 		at += 1 + end + 1
+	}
+	letters := make([]byte, 0, total)
+	ws := make([][]byte, words)
+	var w []byte
+	for i, p := 0, 0; i < words; i++ {
+		k := int(list[p])
+		end := bytes.IndexByte(list[p+1:], '\n')
+		from := len(letters)
+		letters = append(append(letters, w[:k]...), list[p+1:p+1+end]...)
+		w = letters[from:len(letters):len(letters)]
+		ws[i] = w
+		p += 1 + end + 1
 	}
 	t, err := New(ws, codes, one)
 	return t, at, err
