@@ -229,6 +229,13 @@ func FuzzReader(f *testing.F) {
 	f.Add(joinBodies(blocksOf(f, max)))
 	nums, _ := write(f, []byte(nasty["numbers"]), Options{batch: 4096, storeFrame: 2048, segment: 2}, 1000)
 	f.Add(joinBodies(blocksOf(f, nums)))
+	// Words frames, with a table and with their dictionary's.
+	var lines []byte
+	for i := range 40 {
+		lines = fmt.Appendf(lines, `{"text":"the words and the codes, and The Words %d %s"}`+"\n", i, strings.Repeat("again and again ", 5))
+	}
+	words, _ := write(f, lines, Options{batch: 2048, storeFrame: 1024, segment: 3}, 1000)
+	f.Add(joinBodies(blocksOf(f, words)))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		readAll(frameBodies(splitBodies(p)))
 	})
