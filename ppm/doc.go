@@ -40,7 +40,7 @@
 // templates 6.7% with the archive's change of their layout), compresses
 // in 18% less time and decompresses in 21-24% less; a text with no byte
 // values free or rare, or shorter than 128 KiB, is coded as it is
-// (words.go, bench/README.md).
+// (package words, words.go, bench/README.md).
 //
 // A match model may also be given a dictionary (Options.Dict): earlier
 // text, known to both sides, in which it finds repeats as in the data.
