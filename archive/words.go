@@ -102,8 +102,15 @@ func (e *frameEncoder) appendWords(dst, raw []byte, s int, sw *segmentWords, own
 		return dst, err
 	}
 	if f.coder == coderStored {
-		dst = appendFrameHeader(dst[:start], coderStored, -1, len(raw), len(raw))
-		return append(dst, raw...), nil
+		if !own {
+			dst = appendFrameHeader(dst[:start], coderStored, -1, len(raw), len(raw))
+			return append(dst, raw...), nil
+		}
+		// The segment's other frames take this one's table and coded
+		// text, whether they compress or not: a zstd frame all the same.
+		dst = appendFrameHeader(dst[:start], coderZstd, -1, len(text), 0)
+		f = frame{coder: coderZstd, dict: -1, data: e.plain.EncodeAll(text, nil)}
+		dst = append(dst, f.data...)
 	}
 	var head []byte
 	if own {

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -95,4 +96,47 @@ func storedCodes(t *testing.T, packed []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestWordsStored: a segment's first frame whose coded text does not
+// compress is a words frame all the same, for the others to take its
+// table; it decodes, whole and in part.
+func TestWordsStored(t *testing.T) {
+	// Words used often enough between bytes at random, some of them
+	// codes (escaped): too short to compress.
+	rng := rand.New(rand.NewPCG(1, 2))
+	var raw []byte
+	for range 8 {
+		raw = append(raw, "the"...)
+		raw = append(raw, byte(0x80+rng.IntN(0x80)))
+		raw = append(raw, "cat"...)
+		raw = append(raw, byte(0x80+rng.IntN(0x80)))
+	}
+	raw = append(raw, markEnd)
+	e, err := newFrameEncoder(3, 0, &dictEncoders{level: zstdLevel(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := &segmentWords{raw: raw}
+	packed, err := e.appendWords(nil, raw, StreamStrings, sw, true, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.table == nil {
+		t.Fatal("no table: nothing tested")
+	}
+	f, rest, err := parseFrame(packed, 0)
+	if err != nil || len(rest) != 0 || f.coder != coderZstd|coderWords {
+		t.Fatalf("coder %#x, %d bytes after, %v", f.coder, len(rest), err)
+	}
+	d, err := newFrameDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 10, len(raw)} {
+		out, own, complete, err := d.decodeWords(nil, f, nil, nil, n, true, wordsText{})
+		if err != nil || len(out) < n || !bytes.Equal(out, raw[:len(out)]) || n == len(raw) && !complete || !own.whole || own.table == nil {
+			t.Fatalf("%d bytes asked: %d given, complete %v, %v", n, len(out), complete, err)
+		}
+	}
 }
