@@ -223,6 +223,7 @@ func mergeListing(dst, l *pipeline.Listing) {
 			d.Streams[i].Packed += a.Streams[i].Packed
 			d.Streams[i].Split += a.Streams[i].Split
 			d.Streams[i].Shaped += a.Streams[i].Shaped
+			d.Streams[i].Words += a.Streams[i].Words
 		}
 	}
 }

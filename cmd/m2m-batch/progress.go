@@ -239,6 +239,9 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 					fmt.Fprintf(w, "  %s: %d of %d frames with numbers as float columns, %d shaped\n",
 						archive.StreamNames[i], sc.Split, sc.Frames, sc.Shaped)
 				}
+				if sc.Words > 0 {
+					fmt.Fprintf(w, "  %s: %d of %d frames with words as codes\n", archive.StreamNames[i], sc.Words, sc.Frames)
+				}
 			}
 		}
 	}
