@@ -577,7 +577,7 @@ type storeBlock struct {
 	first    uint32
 	raw      []byte
 	avail    uint32
-	complete bool // all of the frame is in raw: it may serve as a dictionary
+	complete bool // all of the frame is in raw: it may serve as a dictionary, but for a words frame (words)
 	// A words frame with a table of its own: the table and its coded text,
 	// the dictionary of the other frames of its segment.
 	words wordsText
@@ -728,7 +728,7 @@ func appendEntryEnds(dst []uint32, raw []byte, from, to int) []uint32 {
 }
 
 // store returns store frame f of kind t from the cache, decoded at least as
-// far as its entry need-1 (need 0: whole).
+// far as its entry need-1 (need 0: whole; asDict: as a dictionary).
 func (r *Reader) store(t int, f storeFrame, need int) (*storeBlock, error) {
 	v, err := r.cache.get(f.block, func() (any, int, error) { return r.loadStore(t, f, need, nil) })
 	if err != nil {
