@@ -3,68 +3,17 @@ package ppm
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/internal/wordtext"
 	"github.com/m2m-go/m2m/words"
 )
-
-// prose returns n bytes of made-up English: capitalized sentences of
-// words drawn from a vocabulary of v, some used much more than others.
-func prose(n, v int) []byte {
-	rng := rand.New(rand.NewPCG(3, 4))
-	vocab := make([]string, v)
-	for i := range vocab {
-		w := make([]byte, 2+rng.IntN(9))
-		for j := range w {
-			w[j] = byte('a' + rng.IntN(26))
-		}
-		vocab[i] = string(w)
-	}
-	var b []byte
-	for len(b) < n {
-		for i := range 3 + rng.IntN(12) {
-			w := vocab[int(float64(len(vocab))*rng.Float64()*rng.Float64())]
-			if i == 0 {
-				w = string(w[0]-0x20) + w[1:]
-			}
-			b = append(append(b, w...), ' ')
-		}
-		b = append(b[:len(b)-1], ". "...)
-	}
-	return b[:n]
-}
 
 // TestWords: text with and without words to replace comes back whole,
 // whatever the codes it leaves free; prose codes smaller with Words.
 func TestWords(t *testing.T) {
-	var all []byte
-	for i := range 7000 {
-		all = append(append(all, byte(i)), "the words are here "...)
-	}
-	rare := bytes.Clone(prose(150000, 200))
-	for c := range 256 {
-		rare = append(rare, byte(c)) // every byte used, some rarely: codes, escaped
-	}
-	random := make([]byte, 200000)
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range random {
-		random[i] = byte(rng.Uint32())
-	}
-	long := bytes.Repeat([]byte("Supercalifragilisticexpialidocious "+string(bytes.Repeat([]byte("x"), words.MaxLen))+" "), 1600)
-	for name, in := range map[string][]byte{
-		"empty":   nil,
-		"word":    []byte("hello"),
-		"sample":  sample.JSONL(),
-		"prose":   prose(200000, 1000),
-		"all":     all,
-		"rare":    rare,
-		"random":  random,
-		"long":    long,
-		"edges":   bytes.Repeat([]byte("Word word WORD wOrd word"), 6000),
-		"escapes": append(bytes.Repeat([]byte(`"Hello,\nWorld\n\nThe \"end\" \\n \\\nEnd\u00e9\`), 5000), '\\'),
-	} {
+	for name, in := range wordtext.Texts(words.MaxLen) {
 		off := roundTrip(t, in, Options{Memory: 64})
 		on := roundTrip(t, in, Options{Memory: 64, Words: true})
 		t.Logf("%s: %d bytes, %d without words, %d with", name, len(in), len(off), len(on))
@@ -75,7 +24,7 @@ func TestWords(t *testing.T) {
 			t.Errorf("%s: table %v", name, tb != nil)
 		}
 	}
-	if tb := chooseWords(rare); tb == nil || tb.Len() < 2 {
+	if tb := chooseWords(wordtext.Rare()); tb == nil || tb.Len() < 2 {
 		t.Errorf("every byte used, some rarely: %+v", tb)
 	}
 }
@@ -97,7 +46,7 @@ func TestWordsDict(t *testing.T) {
 
 // TestWordsPrefix: any first n bytes come back, codes cut where n falls.
 func TestWordsPrefix(t *testing.T) {
-	in := prose(minWordsText, 5)
+	in := wordtext.Prose(minWordsText, 5)
 	p, err := AppendEncode(nil, in, Options{Memory: 4, Words: true})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +64,7 @@ func TestWordsPrefix(t *testing.T) {
 
 // TestWordsHeader: tables no encoder makes are refused.
 func TestWordsHeader(t *testing.T) {
-	in := prose(minWordsText, 5)
+	in := wordtext.Prose(minWordsText, 5)
 	p, err := AppendEncode(nil, in, Options{Memory: 4, Words: true})
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +112,7 @@ func varint64(dst []byte, v int) []byte {
 // table chosen as for a long text whatever the length.
 func FuzzWords(f *testing.F) {
 	f.Add([]byte("The cat and the hat and The Cat and the cat, and the hat."), 8)
-	f.Add(prose(2000, 10), 1)
+	f.Add(wordtext.Prose(2000, 10), 1)
 	f.Add([]byte(`\nThe "cat"\n\n\"hat\" \\nThe\`), 64)
 	f.Fuzz(func(t *testing.T, unit []byte, copies int) {
 		in := bytes.Repeat(unit, min(max(copies, 1), 64)) // words used often enough

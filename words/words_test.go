@@ -3,67 +3,11 @@ package words
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
+	"github.com/m2m-go/m2m/internal/wordtext"
 )
-
-// prose returns n bytes of made-up English: capitalized sentences of
-// words drawn from a vocabulary of v, some used much more than others.
-func prose(n, v int) []byte {
-	rng := rand.New(rand.NewPCG(3, 4))
-	vocab := make([]string, v)
-	for i := range vocab {
-		w := make([]byte, 2+rng.IntN(9))
-		for j := range w {
-			w[j] = byte('a' + rng.IntN(26))
-		}
-		vocab[i] = string(w)
-	}
-	var b []byte
-	for len(b) < n {
-		for i := range 3 + rng.IntN(12) {
-			w := vocab[int(float64(len(vocab))*rng.Float64()*rng.Float64())]
-			if i == 0 {
-				w = string(w[0]-0x20) + w[1:]
-			}
-			b = append(append(b, w...), ' ')
-		}
-		b = append(b[:len(b)-1], ". "...)
-	}
-	return b[:n]
-}
-
-// texts are inputs of every kind: words to replace or none, bytes that
-// are codes, escapes, words too long to be words.
-func texts() map[string][]byte {
-	var all []byte
-	for i := range 7000 {
-		all = append(append(all, byte(i)), "the words are here "...)
-	}
-	rare := bytes.Clone(prose(150000, 200))
-	for c := range 256 {
-		rare = append(rare, byte(c)) // every byte used, some rarely: codes, escaped
-	}
-	random := make([]byte, 200000)
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range random {
-		random[i] = byte(rng.Uint32())
-	}
-	return map[string][]byte{
-		"empty":   nil,
-		"word":    []byte("hello"),
-		"sample":  sample.JSONL(),
-		"prose":   prose(200000, 1000),
-		"all":     all,
-		"rare":    rare,
-		"random":  random,
-		"long":    bytes.Repeat([]byte("Supercalifragilisticexpialidocious "+string(bytes.Repeat([]byte("x"), MaxLen))+"y "), 1600),
-		"edges":   bytes.Repeat([]byte("Word word WORD wOrd word"), 6000),
-		"escapes": append(bytes.Repeat([]byte(`"Hello,\nWorld\n\nThe \"end\" \\n \\\nEnd\u00e9\`), 5000), '\\'),
-	}
-}
 
 // fixed are codes a text may hold: every third byte value.
 func fixed() []byte {
@@ -78,7 +22,7 @@ func fixed() []byte {
 // (and then escaped where it holds them), whole and from any prefix of
 // its coded form as far as that holds whole codes.
 func TestRoundTrip(t *testing.T) {
-	for name, in := range texts() {
+	for name, in := range wordtext.Texts(MaxLen) {
 		for k, codes := range [][]byte{Codes(in), fixed()} {
 			tb := Choose(in, codes, MinUses(len(in)))
 			if (tb == nil) != (name == "random" || name == "empty" || name == "word") {
@@ -114,7 +58,7 @@ func TestRoundTrip(t *testing.T) {
 // TestCodes: a text's unused bytes, and while they are fewer than
 // minCodes its rarest, at most one in rareCode bytes.
 func TestCodes(t *testing.T) {
-	in := texts()["rare"]
+	in := wordtext.Rare()
 	if c := Codes(in); len(c) != minCodes {
 		t.Errorf("every byte used, some rarely: %d codes", len(c))
 	}
@@ -179,7 +123,7 @@ func TestCorrupt(t *testing.T) {
 // TestList: a table's header and list give it back; lists no encoder
 // makes are refused.
 func TestList(t *testing.T) {
-	in := texts()["prose"]
+	in := wordtext.Prose(200000, 1000)
 	tb := Choose(in, Codes(in), 8)
 	head := tb.AppendHeader(nil)
 	list := tb.AppendList(nil)
@@ -223,7 +167,7 @@ func headerOf(n int, codes []byte, one int) []byte {
 // fixed ones.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("The cat and the hat and The Cat and the cat, and the hat."), 8, false)
-	f.Add(prose(2000, 10), 1, true)
+	f.Add(wordtext.Prose(2000, 10), 1, true)
 	f.Add([]byte(`\nThe "cat"\n\n\"hat\" \\nThe\`), 64, false)
 	f.Fuzz(func(t *testing.T, unit []byte, copies int, own bool) {
 		in := bytes.Repeat(unit, min(max(copies, 1), 64)) // words used often enough
