@@ -517,10 +517,9 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 		// buffers above are for, and the buffer it is decoded into; the
 		// raw bytes are expanded into what is returned.
 		if inner, _, ok := wordsInner(f); ok {
-			m := min(inner.rawLen, int(int64(n)*int64(inner.rawLen)/int64(max(f.rawLen, 1)))+maxRawBlock)
+			m, room := wordsPrefix(f, inner, n)
 			d.text = touch(growCap(d.text[:0], m), m)[:0]
 			d.ready(inner, m)
-			room := min(f.rawLen, n+maxRawBlock) + 16
 			return touch(growCap(nil, room), room)
 		}
 	}

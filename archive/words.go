@@ -57,7 +57,7 @@ type segmentWords struct {
 
 // get makes the table, the coded text and the stored table, the list
 // compressed by z, the first time.
-func (sw *segmentWords) get(z *zstd.Encoder) *segmentWords {
+func (sw *segmentWords) get(z *zstd.Encoder) {
 	sw.once.Do(func() {
 		sw.table = words.Choose(sw.raw, jsonCodes, wordsMinUses)
 		if sw.table == nil {
@@ -70,7 +70,6 @@ func (sw *segmentWords) get(z *zstd.Encoder) *segmentWords {
 		sw.head = varint.AppendUvarint64(sw.head, uint64(len(list)))
 		sw.head = z.EncodeAll(list, sw.head)
 	})
-	return sw
 }
 
 // appendWords appends raw, a strings frame of the segment sw, as a words
@@ -167,13 +166,12 @@ func (d *frameDecoder) decodeWords(dst []byte, f frame, dict []byte, table *word
 		return dst, own, false, corruptf("words frame with no table, nor a dictionary with one")
 	}
 	n = min(max(n, 0), f.rawLen)
-	// As much coded text as n bytes take on average, and a zstd block.
-	m := inner.rawLen
-	if n < f.rawLen && !whole {
-		m = min(m, int(int64(n)*int64(inner.rawLen)/int64(max(f.rawLen, 1)))+maxRawBlock)
+	m, room := wordsPrefix(f, inner, n)
+	if whole {
+		m = inner.rawLen
 	}
 	start := len(dst)
-	out = growCap(dst, min(f.rawLen, n+maxRawBlock)+16)
+	out = growCap(dst, room)
 	text, textWhole := own.text, own.whole
 	at := 0 // of text, expanded
 	for {
@@ -233,6 +231,20 @@ func wordsInner(f frame) (inner frame, table []byte, ok bool) {
 		return frame{}, nil, false
 	}
 	return frame{coder: f.coder &^ coderWords, dict: f.dict, rawLen: int(v[0]), data: b[v[1]:]}, b[:v[1]], true
+}
+
+// wordsPrefix returns how much of the coded text of f, a words frame
+// whose coded text is inner, a read of its first n raw bytes decodes
+// first (as much as n bytes take on average, and a zstd block), and the
+// room to expand it into (n bytes and a zstd block's worth, and the slot
+// words.Table.AppendDecode writes past its output).
+func wordsPrefix(f, inner frame, n int) (text, room int) {
+	n = min(max(n, 0), f.rawLen)
+	text = inner.rawLen
+	if n < f.rawLen {
+		text = min(text, int(int64(n)*int64(inner.rawLen)/int64(max(f.rawLen, 1)))+maxRawBlock)
+	}
+	return text, min(f.rawLen, n+maxRawBlock) + 16
 }
 
 // wordTable reads a frame's stored table.

@@ -3,6 +3,7 @@ package words
 import (
 	"bytes"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -212,23 +213,43 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// benchTexts are the sample, and the first 4 MiB of $M2M_CORPUS if set.
+func benchTexts(b *testing.B) map[string][]byte {
+	texts := map[string][]byte{"sample": sample.JSONL()}
+	if path := os.Getenv("M2M_CORPUS"); path != "" {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts["corpus"] = in[:min(len(in), 4<<20)]
+	}
+	return texts
+}
+
 func BenchmarkEncode(b *testing.B) {
-	in := sample.JSONL()
-	tb := Choose(in, Codes(in), 8)
-	dst := tb.AppendEncode(nil, in)
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		dst = tb.AppendEncode(dst[:0], in)
+	for name, in := range benchTexts(b) {
+		b.Run("text="+name, func(b *testing.B) {
+			tb := Choose(in, Codes(in), 8)
+			dst := tb.AppendEncode(nil, in)
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				dst = tb.AppendEncode(dst[:0], in)
+			}
+		})
 	}
 }
 
+// BenchmarkDecode: MB/s of text expanded.
 func BenchmarkDecode(b *testing.B) {
-	in := sample.JSONL()
-	tb := Choose(in, Codes(in), 8)
-	coded := tb.AppendEncode(nil, in)
-	dst := make([]byte, 0, len(in))
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		dst, _, _ = tb.AppendDecode(dst[:0], coded, len(in))
+	for name, in := range benchTexts(b) {
+		b.Run("text="+name, func(b *testing.B) {
+			tb := Choose(in, Codes(in), 8)
+			coded := tb.AppendEncode(nil, in)
+			dst := make([]byte, 0, len(in))
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				dst, _, _ = tb.AppendDecode(dst[:0], coded, len(in))
+			}
+		})
 	}
 }
