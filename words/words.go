@@ -45,7 +45,7 @@ type Table struct {
 	codes []byte   // the escape, the capital flag, the one-byte codes, the prefixes
 	one   int      // how many one-byte codes
 	of    [256]int32
-	index map[string]int32 // word to number
+	index index // word to number
 	// For AppendDecode (decodeRun): each word in a slot of slotLen bytes,
 	// and their lengths (0: a long word, decoded apart); the slot of a
 	// one-byte code, or of the first of a two-byte code's group.
@@ -116,9 +116,6 @@ func capitalized(w []byte) bool {
 	return true
 }
 
-// lower returns w with its first letter in lower case, in buf.
-func lower(buf, w []byte) []byte { return append(append(buf[:0], w[0]|0x20), w[1:]...) }
-
 // Codes returns the byte values src does not use and, while those are
 // fewer than 48, the ones it uses least, each at most once in 2048 bytes,
 // in increasing order: codes for [Choose] that a text of its kind seldom
@@ -163,43 +160,41 @@ func Choose(src, codes []byte, minUses int) *Table {
 		return nil
 	}
 	one := (len(codes) - 2) * 2 / 3
-	type word struct {
-		w    string
-		uses int
+	counted, uses := count(src, maxCounted)
+	rank := make([]int32, len(counted))
+	for i := range rank {
+		rank[i] = int32(i)
 	}
-	index := make(map[string]int32)
-	var counted []word
-	var buf [MaxLen]byte
-	forWords(src, func(w []byte) {
-		if capitalized(w) {
-			w = lower(buf[:], w)
-		}
-		if i, ok := index[string(w)]; ok {
-			counted[i].uses++
-		} else if len(counted) < maxCounted {
-			index[string(w)] = int32(len(counted))
-			counted = append(counted, word{string(w), 1})
-		}
-	})
-	slices.SortFunc(counted, func(a, b word) int {
-		if c := cmp.Compare(b.uses*len(b.w), a.uses*len(a.w)); c != 0 {
+	slices.SortFunc(rank, func(a, b int32) int {
+		if c := cmp.Compare(uses[b]*len(counted[b]), uses[a]*len(counted[a])); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.w, b.w)
+		return bytes.Compare(counted[a], counted[b])
 	})
 	var words [][]byte
 	room := Room(len(codes), one)
-	for _, x := range counted {
-		if x.uses < minUses || len(words) == room {
+	for _, r := range rank {
+		if uses[r] < minUses || len(words) == room {
 			break
 		}
-		if len(words) >= one && len(x.w) <= 2 {
+		w := counted[r]
+		if len(words) >= one && len(w) <= 2 {
 			continue // a two-byte code saves nothing
 		}
-		words = append(words, []byte(x.w))
+		words = append(words, w)
 	}
 	if len(words) == 0 {
 		return nil
+	}
+	// Copied out of src (which the caller may reuse), in one piece.
+	n := 0
+	for _, w := range words {
+		n += len(w)
+	}
+	letters := make([]byte, 0, n)
+	for i, w := range words {
+		letters = append(letters, w...)
+		words[i] = letters[len(letters)-len(w) : len(letters) : len(letters)]
 	}
 	// Which of its group's codes a word gets does not matter to a model
 	// (codes are labels), so each group is listed in order of its bytes,
@@ -249,17 +244,18 @@ func New(words [][]byte, codes []byte, one int) (*Table, error) {
 			t.of[c] = int32(Prefix - (i - 2 - one))
 		}
 	}
-	t.index = make(map[string]int32, len(words))
-	t.slots = make([][slotLen]byte, len(words))
-	t.lens = make([]uint8, len(words))
-	for i, w := range words {
+	for _, w := range words {
 		if !isWord(w) {
 			return nil, ErrCorrupt
 		}
-		if _, dup := t.index[string(w)]; dup {
-			return nil, ErrCorrupt
-		}
-		t.index[string(w)] = int32(i)
+	}
+	var ok bool
+	if t.index, ok = newIndex(words); !ok {
+		return nil, ErrCorrupt
+	}
+	t.slots = make([][slotLen]byte, len(words))
+	t.lens = make([]uint8, len(words))
+	for i, w := range words {
 		if len(w) <= slotLen {
 			copy(t.slots[i][:], w)
 			t.lens[i] = uint8(len(w))
@@ -278,10 +274,18 @@ func New(words [][]byte, codes []byte, one int) (*Table, error) {
 
 // forWords calls f with each word of b.
 func forWords(b []byte, f func(w []byte)) {
-	for i := 0; i < len(b); {
+	for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
+		f(b[i:j])
+	}
+}
+
+// nextWord returns where the first word of b at or after from starts and
+// ends, or len(b) twice where there is none.
+func nextWord(b []byte, from int) (int, int) {
+	for i := from; i < len(b); {
 		if b[i] == '\\' {
 			if i+1 < len(b) && isEscaped(b[i+1]) {
-				f(b[i : i+2])
+				return i, i + 2
 			}
 			i += 2 // what follows a backslash is not a word's first letter
 			continue
@@ -295,10 +299,11 @@ func forWords(b []byte, f func(w []byte)) {
 			j++
 		}
 		if n := j - i; n >= 2 && n <= MaxLen {
-			f(b[i:j])
+			return i, j
 		}
 		i = j
 	}
+	return len(b), len(b)
 }
 
 // appendCode appends the code of word number i.
@@ -316,26 +321,26 @@ func (t *Table) AppendEncode(dst, src []byte) []byte {
 	if t == nil {
 		return append(dst, src...)
 	}
-	var buf [MaxLen]byte
 	last := 0
-	forWords(src, func(w []byte) {
-		i, ok := t.index[string(w)]
+	for i, j := nextWord(src, 0); i < len(src); i, j = nextWord(src, j) {
+		w := src[i:j]
+		k := key(w)
+		n := t.index.find(k, w, t.words)
 		capital := false
-		if !ok && capitalized(w) {
-			i, ok = t.index[string(lower(buf[:], w))]
-			capital = ok
+		if n < 0 && capitalized(w) {
+			n = t.index.find(k|0x20, w, t.words) // the first letter in lower case
+			capital = n >= 0
 		}
-		if !ok {
-			return
+		if n < 0 {
+			continue
 		}
-		start := cap(src) - cap(w)
-		dst = t.appendLiteral(dst, src[last:start])
+		dst = t.appendLiteral(dst, src[last:i])
 		if capital {
 			dst = append(dst, t.codes[1])
 		}
-		dst = t.appendCode(dst, int(i))
-		last = start + len(w)
-	})
+		dst = t.appendCode(dst, int(n))
+		last = j
+	}
 	return t.appendLiteral(dst, src[last:])
 }
 

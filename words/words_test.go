@@ -56,6 +56,76 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// encodeByMap is AppendEncode as it reads, with a Go map for the index:
+// each word forWords finds replaced where the table holds it, or holds it
+// with its first letter in lower case and it is capitalized.
+func encodeByMap(t *Table, src []byte) []byte {
+	index := make(map[string]int)
+	for i, w := range t.words {
+		index[string(w)] = i
+	}
+	var dst []byte
+	last := 0
+	forWords(src, func(w []byte) {
+		i, ok := index[string(w)]
+		capital := false
+		if !ok && capitalized(w) {
+			i, ok = index[string(w[0]|0x20)+string(w[1:])]
+			capital = ok
+		}
+		if !ok {
+			return
+		}
+		start := cap(src) - cap(w)
+		dst = t.appendLiteral(dst, src[last:start])
+		if capital {
+			dst = append(dst, t.codes[1])
+		}
+		dst = t.appendCode(dst, i)
+		last = start + len(w)
+	})
+	return t.appendLiteral(dst, src[last:])
+}
+
+// TestIndex: AppendEncode finds words as a map of them does, among words
+// that share their first 8 letters or differ only in length or case, at
+// the end of a text with no bytes past it; New refuses a word twice.
+func TestIndex(t *testing.T) {
+	list := []string{"internationally", "international", "internationalization", "interna", "internat",
+		"internati", "the", "they", "The", "ab", "abcdefgh", "abcdefghi", `\n`}
+	var ws [][]byte
+	for _, w := range list {
+		ws = append(ws, []byte(w))
+	}
+	codes := fixed()
+	tb, err := New(ws, codes, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{
+		"International internationally INTERNATIONAL interNat Internati the They THE The they ab Ab abcdefgh Abcdefghi abcdefghij",
+		`\n\nThe\`, "Internat", "Abcdefghi", "ab", "interna",
+	}
+	for _, in := range append(texts, string(wordtext.Prose(5000, 3))) {
+		src := []byte(in)[:len(in):len(in)] // no bytes past the text to load
+		if got, want := tb.AppendEncode(nil, src), encodeByMap(tb, src); !bytes.Equal(got, want) {
+			t.Errorf("%.40q: coded %q, by a map %q", in, got, want)
+		}
+	}
+	for _, in := range wordtext.Texts(MaxLen) {
+		tb := Choose(in, Codes(in), 2)
+		if tb == nil {
+			continue
+		}
+		if got, want := tb.AppendEncode(nil, in), encodeByMap(tb, in); !bytes.Equal(got, want) {
+			t.Errorf("coded differs from by a map")
+		}
+	}
+	if _, err := New([][]byte{[]byte("internationally"), []byte("the"), []byte("internationally")}, codes, 4); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a word twice: %v", err)
+	}
+}
+
 // TestCodes: a text's unused bytes, and while they are fewer than
 // minCodes its rarest, at most one in rareCode bytes.
 func TestCodes(t *testing.T) {
@@ -181,6 +251,9 @@ func FuzzRoundTrip(f *testing.F) {
 		if tb == nil {
 			return
 		}
+		if want := encodeByMap(tb, in); !bytes.Equal(coded, want) {
+			t.Fatalf("coded %q, by a map %q", coded, want)
+		}
 		back, used, err := tb.AppendDecode(nil, coded, len(in))
 		if err != nil || used != len(coded) || !bytes.Equal(back, in) {
 			t.Fatalf("%v: %q", err, back)
@@ -249,6 +322,19 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			for b.Loop() {
 				dst, _, _ = tb.AppendDecode(dst[:0], coded, len(in))
+			}
+		})
+	}
+}
+
+// BenchmarkChoose: MB/s of text whose words are counted and ranked.
+func BenchmarkChoose(b *testing.B) {
+	for name, in := range benchTexts(b) {
+		b.Run("text="+name, func(b *testing.B) {
+			codes := Codes(in)
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				Choose(in, codes, 8)
 			}
 		})
 	}

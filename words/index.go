@@ -1,0 +1,127 @@
+package words
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// An index finds a table's word by its bytes: open addressing over a power
+// of two slots, at least twice as many as words, each keyed by the word's
+// first 8 bytes (zero-padded: a word's letters are never 0, so key 0 is a
+// free slot) and its length. A Go map of strings did the same 3-4x slower
+// (BenchmarkEncode: hashing the whole word, then comparing it); most words
+// of a text are 8 letters or fewer, found here by one load and compare.
+type index struct {
+	slots []slot
+	shift uint // 64 - log2(len(slots))
+}
+
+type slot struct {
+	key uint64 // the word's first 8 bytes, little-endian, zero-padded
+	num int32  // its number
+	n   int32  // its length
+}
+
+// newIndex returns the index of words, and false where two are equal.
+func newIndex(words [][]byte) (index, bool) {
+	x := makeIndex(len(words))
+	for i, w := range words {
+		k := key(w)
+		if x.find(k, w, words) >= 0 {
+			return index{}, false
+		}
+		x.insert(k, len(w), int32(i))
+	}
+	return x, true
+}
+
+// makeIndex returns an empty index with room for n words.
+func makeIndex(n int) index {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	return index{slots: make([]slot, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+}
+
+// insert adds word number num, of key k and length n, which x does not
+// hold.
+func (x *index) insert(k uint64, n int, num int32) {
+	h := x.hash(k, n)
+	for ; x.slots[h].key != 0; h = (h + 1) & (len(x.slots) - 1) {
+	}
+	x.slots[h] = slot{key: k, num: num, n: int32(n)}
+}
+
+// count returns the distinct words of src, a capitalized one with its
+// first letter in lower case, the first limit of them, and how many times
+// src holds each.
+func count(src []byte, limit int) (words [][]byte, uses []int) {
+	x := makeIndex(1 << 12)
+	for i, j := nextWord(src, 0); i < len(src); i, j = nextWord(src, j) {
+		w := src[i:j]
+		k := key(w)
+		capital := capitalized(w)
+		if capital {
+			k |= 0x20 // found as the lower-case word: the same length and letters past the first
+		}
+		if n := x.find(k, w, words); n >= 0 {
+			uses[n]++
+			continue
+		}
+		if len(words) == limit {
+			continue
+		}
+		if capital {
+			w = append([]byte{w[0] | 0x20}, w[1:]...)
+		}
+		if 2*len(words) >= len(x.slots) {
+			x = makeIndex(2 * len(words))
+			for n, w := range words {
+				x.insert(key(w), len(w), int32(n))
+			}
+		}
+		x.insert(k, len(w), int32(len(words)))
+		words = append(words, w)
+		uses = append(uses, 1)
+	}
+	return words, uses
+}
+
+// key returns the first 8 bytes of w, little-endian, zero-padded.
+func key(w []byte) uint64 {
+	if len(w) >= 8 {
+		return binary.LittleEndian.Uint64(w)
+	}
+	if cap(w) >= 8 {
+		// A word of a text: load 8 bytes where the text has them, and
+		// keep its own.
+		return binary.LittleEndian.Uint64(w[:8]) & (1<<(8*len(w)) - 1)
+	}
+	var k uint64
+	for i, c := range w {
+		k |= uint64(c) << (8 * i)
+	}
+	return k
+}
+
+func (x *index) hash(k uint64, n int) int {
+	return int(((k ^ uint64(n)<<58) * 0x9E3779B97F4A7C15) >> x.shift)
+}
+
+// find returns the number of the word of key k (key(w), or a key for w
+// with its first letter in lower case) and w's bytes past the first 8,
+// or -1 where there is none.
+func (x *index) find(k uint64, w []byte, words [][]byte) int32 {
+	mask := len(x.slots) - 1
+	for h := x.hash(k, len(w)); ; h = (h + 1) & mask {
+		s := &x.slots[h]
+		if s.key == 0 {
+			return -1
+		}
+		if s.key == k && int(s.n) == len(w) && (len(w) <= 8 || bytes.Equal(words[s.num][8:], w[8:])) {
+			return s.num
+		}
+	}
+}
