@@ -61,7 +61,7 @@ func count(src []byte, limit int) (words [][]byte, uses []int) {
 	x := makeIndex(1 << 12)
 	for i, j := nextWord(src, 0); i < len(src); i, j = nextWord(src, j) {
 		w := src[i:j]
-		k := key(w)
+		k := keyAt(src, i, j)
 		capital := capitalized(w)
 		if capital {
 			k |= 0x20 // found as the lower-case word: the same length and letters past the first
@@ -94,16 +94,24 @@ func key(w []byte) uint64 {
 	if len(w) >= 8 {
 		return binary.LittleEndian.Uint64(w)
 	}
-	if cap(w) >= 8 {
-		// A word of a text: load 8 bytes where the text has them, and
-		// keep its own.
-		return binary.LittleEndian.Uint64(w[:8]) & (1<<(8*len(w)) - 1)
-	}
 	var k uint64
 	for i, c := range w {
 		k |= uint64(c) << (8 * i)
 	}
 	return k
+}
+
+// keyAt returns key(src[i:j]), loading 8 bytes of src where it has them
+// (never past its length: bytes past it may be another's to write).
+func keyAt(src []byte, i, j int) uint64 {
+	if i+8 <= len(src) {
+		k := binary.LittleEndian.Uint64(src[i:])
+		if n := j - i; n < 8 {
+			k &= 1<<(8*n) - 1
+		}
+		return k
+	}
+	return key(src[i:j])
 }
 
 func (x *index) hash(k uint64, n int) int {

@@ -324,7 +324,7 @@ func (t *Table) AppendEncode(dst, src []byte) []byte {
 	last := 0
 	for i, j := nextWord(src, 0); i < len(src); i, j = nextWord(src, j) {
 		w := src[i:j]
-		k := key(w)
+		k := keyAt(src, i, j)
 		n := t.index.find(k, w, t.words)
 		capital := false
 		if n < 0 && capitalized(w) {

@@ -89,7 +89,7 @@ func encodeByMap(t *Table, src []byte) []byte {
 
 // TestIndex: AppendEncode finds words as a map of them does, among words
 // that share their first 8 letters or differ only in length or case, at
-// the end of a text with no bytes past it; New refuses a word twice.
+// the end of a text (fewer than 8 bytes left); New refuses a word twice.
 func TestIndex(t *testing.T) {
 	list := []string{"internationally", "international", "internationalization", "interna", "internat",
 		"internati", "the", "they", "The", "ab", "abcdefgh", "abcdefghi", `\n`}
@@ -107,7 +107,7 @@ func TestIndex(t *testing.T) {
 		`\n\nThe\`, "Internat", "Abcdefghi", "ab", "interna",
 	}
 	for _, in := range append(texts, string(wordtext.Prose(5000, 3))) {
-		src := []byte(in)[:len(in):len(in)] // no bytes past the text to load
+		src := []byte(in) // words at its end: fewer than 8 bytes left to load
 		if got, want := tb.AppendEncode(nil, src), encodeByMap(tb, src); !bytes.Equal(got, want) {
 			t.Errorf("%.40q: coded %q, by a map %q", in, got, want)
 		}
