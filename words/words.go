@@ -86,7 +86,7 @@ func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 // (\n, \", \\, \t, \u...), or one like it.
 func isEscaped(c byte) bool { return isLetter(c) || c == '"' || c == '\\' }
 
-// isWord reports whether w is a word forWords finds: 2 to MaxLen letters,
+// isWord reports whether w is a word nextWord finds: 2 to MaxLen letters,
 // or an escape.
 func isWord(w []byte) bool {
 	if len(w) == 2 && w[0] == '\\' {
@@ -270,13 +270,6 @@ func New(words [][]byte, codes []byte, one int) (*Table, error) {
 		}
 	}
 	return t, nil
-}
-
-// forWords calls f with each word of b.
-func forWords(b []byte, f func(w []byte)) {
-	for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
-		f(b[i:j])
-	}
 }
 
 // nextWord returns where the first word of b at or after from starts and

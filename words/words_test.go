@@ -56,6 +56,13 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// forWords calls f with each word of b.
+func forWords(b []byte, f func(w []byte)) {
+	for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
+		f(b[i:j])
+	}
+}
+
 // encodeByMap is AppendEncode as it reads, with a Go map for the index:
 // each word forWords finds replaced where the table holds it, or holds it
 // with its first letter in lower case and it is capitalized.
