@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/sample"
@@ -556,5 +558,72 @@ func TestStorePrefix(t *testing.T) {
 	}
 	if steps < 3 {
 		t.Fatalf("frames of at most %d steps: too short to test", steps)
+	}
+}
+
+// TestDictKey: the frames of a segment take their words dictionary's coded
+// text from the cache under dictKey, decoded without expanding it; the
+// dictionary frame's raw bytes, asked for later, are expanded from that
+// same text, not decoded again.
+func TestDictKey(t *testing.T) {
+	packed, _ := write(t, sample.JSONL(), small, 1000)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tested := 0
+	for _, f := range r.frames[0] { // strings frames
+		dict, coder, ok := r.frameDict(f.block)
+		if !ok || dict < 0 || coder&coderWords == 0 {
+			continue
+		}
+		text, table, err := r.dictionary(0, f, dict, false)
+		if err != nil || table == nil {
+			t.Fatalf("dictionary of block %d: %v (table %v)", f.block, err, table != nil)
+		}
+		if _, ok := r.cache.peek(dictKey(dict)); !ok {
+			t.Fatalf("dictionary block %d not under its key", dict)
+		}
+		if _, ok := r.cache.peek(dict); ok {
+			continue // decoded whole for an earlier frame
+		}
+		i := slices.IndexFunc(r.frames[0], func(g storeFrame) bool { return g.block == dict })
+		s, err := r.store(0, r.frames[0][i], 0)
+		if err != nil || !s.complete {
+			t.Fatalf("dictionary block %d whole: %v", dict, err)
+		}
+		if len(s.words.text) != len(text) || len(text) > 0 && &s.words.text[0] != &text[0] {
+			t.Fatalf("dictionary block %d: its coded text decoded again", dict)
+		}
+		tested++
+	}
+	if tested == 0 {
+		t.Fatal("no words frame with a dictionary: nothing tested")
+	}
+}
+
+func TestCacheWait(t *testing.T) {
+	var c cache
+	c.init(1 << 20)
+	if _, ok := c.wait(1); ok {
+		t.Fatal("wait found a block never loaded")
+	}
+	if _, ok := c.peek(1); ok {
+		t.Fatal("wait loaded a block")
+	}
+	loading, release := make(chan struct{}), make(chan struct{})
+	go c.get(1, func() (any, int, error) { close(loading); <-release; return "one", 3, nil })
+	<-loading
+	got := make(chan any)
+	go func() { v, _ := c.wait(1); got <- v }()
+	select {
+	case v := <-got:
+		t.Fatalf("wait returned %v before the load ended", v)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	if v := <-got; v != "one" {
+		t.Fatalf("wait returned %v, want the loaded value", v)
 	}
 }

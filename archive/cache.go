@@ -62,6 +62,22 @@ func (c *cache) prefetch(b int, load func() (any, int, error)) error {
 	return err
 }
 
+// wait returns block b if the cache holds it or is loading it (then once
+// loaded), without loading it itself.
+func (c *cache) wait(b int) (any, bool) {
+	c.mu.Lock()
+	it, ok := c.items[b]
+	if ok && it.elem != nil {
+		c.lru.MoveToFront(it.elem)
+	}
+	c.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	<-it.ready
+	return it.v, it.err == nil
+}
+
 // grow raises the budget to budget, if it is lower.
 func (c *cache) grow(budget int) {
 	c.mu.Lock()

@@ -69,6 +69,13 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 		},
 		func(worker int, b int, send func(piece, int) error) error {
 			if f, ok := stores[b]; ok {
+				if dict, coder, ok := r.frameDict(b); ok && dict < 0 && coder&coderWords != 0 {
+					// A segment's first words frame: its coded text first,
+					// all the others need of it (see dictKey).
+					if _, err := r.cache.get(dictKey(b), func() (any, int, error) { return r.loadStore(f.kind, f, asDict, nil) }); err != nil {
+						return err
+					}
+				}
 				return r.cache.prefetch(b, func() (any, int, error) { return r.loadStore(f.kind, f, 0, nil) })
 			}
 			if o.Check && checks[worker] == nil {

@@ -519,13 +519,21 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 		if inner, _, ok := wordsInner(f); ok {
 			m, room := wordsPrefix(f, inner, n)
 			d.text = touch(growCap(d.text[:0], m), m)[:0]
-			d.ready(inner, m)
+			d.readySplice(inner, m)
 			return touch(growCap(nil, room), room)
 		}
 	}
 	if f.coder != coderZstd || f.dict < 0 {
 		return nil
 	}
+	room := d.readySplice(f, n)
+	return touch(growCap(nil, room), room)
+}
+
+// readySplice makes d's buffers for splicing zstd frame f with its
+// dictionary ready for its first n raw bytes, as ready does, and returns
+// how many raw bytes its decoding makes.
+func (d *frameDecoder) readySplice(f frame, n int) int {
 	dictLen := f.rawLen
 	room := min(f.rawLen, blocksFor(n)*maxRawBlock)
 	joined := spliceHeader + rawBlocksLen(dictLen) + len(f.data)
@@ -535,7 +543,7 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 	if cap(d.spliced) < dictLen+room {
 		d.spliced = touch(growCap(nil, dictLen+room), dictLen+room)
 	}
-	return touch(growCap(nil, room), room)
+	return room
 }
 
 // touch writes a byte in every page of b's first n bytes of room, which
