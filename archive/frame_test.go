@@ -195,3 +195,50 @@ func FuzzSplice(f *testing.F) {
 		}
 	})
 }
+
+// TestSmallHistory: the encoders that keep the smaller history (a worker's
+// for frames up to the window, and those of frames with a dictionary)
+// write the bytes encoders of the default kind do, for frames that fill
+// the window, and a frame larger than the window takes one of the default
+// kind.
+func TestSmallHistory(t *testing.T) {
+	text := sample.JSONL()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var big []byte
+	for len(big) < encoderWindow+encoderWindow/2 {
+		// The sample's lines in a random order, some cut: matches at
+		// every distance in the window.
+		i, j := rng.IntN(len(text)), rng.IntN(len(text))
+		big = append(big, text[min(i, j):max(i, j)]...)
+	}
+	for _, level := range []int{1, 3, 4} {
+		e, err := newFrameEncoder(level, 0, &dictEncoders{level: zstdLevel(level)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		def, err := newZstd(zstdLevel(level))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := big[:encoderWindow]
+		if got, want := e.plain(len(raw)).EncodeAll(raw, nil), def.EncodeAll(raw, nil); !bytes.Equal(got, want) {
+			t.Errorf("level %d: a frame of the window: %d bytes, the default encoder's %d", level, len(got), len(want))
+		}
+		if e.plain(len(big)) == e.small {
+			t.Errorf("level %d: a frame past the window takes the encoder of the smaller history", level)
+		}
+		dict, raw := big[:maxStoreFrame], big[maxStoreFrame:encoderWindow]
+		de, err := e.dicts.get(dict, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defDict, err := newZstd(zstdLevel(level), zstd.WithEncoderDictRaw(dictID, dict))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := de.z.EncodeAll(raw, nil), defDict.EncodeAll(raw, nil); !bytes.Equal(got, want) {
+			t.Errorf("level %d: a frame with a dictionary: %d bytes, the default encoder's %d", level, len(got), len(want))
+		}
+		e.dicts.put(de)
+	}
+}

@@ -78,7 +78,7 @@ func (sw *segmentWords) get(z *zstd.Encoder) {
 // dictBlock. A segment with no table, or a frame whose coded text does
 // not compress, is appended as appendFrame does.
 func (e *frameEncoder) appendWords(dst, raw []byte, s int, sw *segmentWords, own bool, dictBlock int) ([]byte, error) {
-	sw.get(e.plain)
+	sw.get(e.small) // a word list, far under the window
 	var dict []byte
 	if !own {
 		dict = sw.text
@@ -108,7 +108,7 @@ func (e *frameEncoder) appendWords(dst, raw []byte, s int, sw *segmentWords, own
 		// The segment's other frames take this one's table and coded
 		// text, whether they compress or not: a zstd frame all the same.
 		dst = appendFrameHeader(dst[:start], coderZstd, -1, len(text), 0)
-		f = frame{coder: coderZstd, dict: -1, data: e.plain.EncodeAll(text, nil)}
+		f = frame{coder: coderZstd, dict: -1, data: e.plain(len(text)).EncodeAll(text, nil)}
 		dst = append(dst, f.data...)
 	}
 	var head []byte
