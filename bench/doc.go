@@ -10,6 +10,7 @@
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /codec new.txt
 //
 // compare.sh times the system's zstd, brotli and gzip commands against
-// m2m-batch on a file. README.md in this directory holds the latest
-// results and the targets.
+// m2m-batch on a file; scaling.sh, m2m-batch at one and two workers
+// against two one-worker processes at once. README.md in this directory
+// holds the latest results and the targets.
 package bench
