@@ -135,6 +135,9 @@ func TestSchemas(t *testing.T) {
 		{`{"id":"chatcmpl-1"}`, SchemaResponse, SchemaResponse},
 		{`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[]}`, SchemaStream, SchemaResponse},
 		{`{"error":{"message":"bad"}}`, SchemaError, SchemaRequest},
+		{`{"type":"error","error":{"type":"overloaded_error"}}`, SchemaError, SchemaRequest},
+		// A batch API's result line: "error": null is no error.
+		{`{"id":"batch_req_1","custom_id":"r1","response":{"status_code":200,"body":{"id":"chatcmpl-1","choices":[]}},"error":null}`, SchemaRequest, SchemaRequest},
 		{`{"object":"list","data":[],"model":"e"}`, SchemaEmbeddingResponse, SchemaRequest},
 	} {
 		for _, e := range []struct {

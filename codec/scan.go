@@ -31,7 +31,8 @@ func (e *Encoder) scan(text []byte) error {
 //   - an object whose "object" is "chat.completion.chunk": Stream, with a
 //     response header;
 //   - one with both "messages" and "model": Request;
-//   - one with "error" and no "choices": Error, with a response header;
+//   - one with "error" and no "choices": Error, with a response header
+//     ("error": null or false is no error: a batch API's result line);
 //   - one whose "object" is "list" and that has "data": EmbeddingResponse,
 //     with a response header;
 //   - one with "choices", or whose "id" starts with "chatcmpl-": Response;

@@ -170,9 +170,14 @@ func TestExtract(t *testing.T) {
 		{"id prefix only", `{"id":"chatcmpl"}`, with(func(v *view) { v.ID, v.IDSet = "chatcmpl", true })},
 		{"id number", `{"id":1}`, base},
 		{"duplicate id", `{"id":"chatcmpl-1","id":"x"}`, with(func(v *view) { v.ID, v.IDSet = "x", true })},
-		{"object and presence keys", `{"object":"list","error":null,"data":[],"input":0}`, with(func(v *view) {
+		{"object and presence keys", `{"object":"list","error":{},"data":[],"input":0}`, with(func(v *view) {
 			v.Object, v.ObjectSet, v.HasError, v.HasData, v.HasInput = "list", true, true, true, true
 		})},
+		{"error null", `{"error":null,"data":null,"input":null}`, with(func(v *view) { v.HasData, v.HasInput = true, true })},
+		{"error false", `{"error":false}`, base},
+		{"error string", `{"error":"rate limited"}`, with(func(v *view) { v.HasError = true })},
+		{"error null, then an error", `{"error":null,"error":{"message":"x"}}`, with(func(v *view) { v.HasError = true })},
+		{"error, then null", `{"error":{"message":"x"},"error":null}`, base},
 
 		{"roles and hint", `{"messages":[{"role":"system","content":"ab"},{"role":"developer"},{"role":"user","content":""},{"role":"assistant","content":"cde"},{"role":"tool","content":"f"}]}`, with(func(v *view) {
 			v.HasMessages, v.MsgCount, v.Roles, v.ContentHint = true, 5, "\x00\x00\x01\x02\x03", 6

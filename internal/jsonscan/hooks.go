@@ -267,7 +267,8 @@ func (s *scanner) topKey(key []byte) uint8 {
 	case "stop":
 		s.reqFlags |= ReqStop
 	case "error":
-		out.HasError = true
+		out.HasError = true // until its value turns out null or false
+		return slotError
 	case "input":
 		out.HasInput = true
 	case "data":

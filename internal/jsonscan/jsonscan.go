@@ -167,7 +167,10 @@ const (
 type Fields struct {
 	// IsObject reports whether the value is an object.
 	IsObject bool
-	// Presence of top-level keys, whatever their values (null included).
+	// Presence of top-level keys, whatever their values (null included),
+	// but HasError: an "error" whose value is neither null nor false (a
+	// batch API's result line, or a gateway's log of a call that went
+	// well, says "error": null).
 	HasModel, HasMessages, HasChoices     bool
 	HasUsage, HasError, HasInput, HasData bool
 	// IDChatcmpl reports whether "id" is a string starting with "chatcmpl-"

@@ -293,7 +293,10 @@ func refExtract(src []byte) view {
 	}
 
 	r.HasModel, r.HasMessages, r.HasChoices = has("model"), has("messages"), has("choices")
-	r.HasUsage, r.HasError, r.HasInput, r.HasData = has("usage"), has("error"), has("input"), has("data")
+	r.HasUsage, r.HasInput, r.HasData = has("usage"), has("input"), has("data")
+	if e, ok := top["error"]; ok && e != nil && e != false {
+		r.HasError = true
+	}
 	r.Model, r.ModelSet = str(top, "model")
 	r.ID, r.IDSet = str(top, "id")
 	r.Object, r.ObjectSet = str(top, "object")

@@ -70,6 +70,7 @@ const (
 	slotCompletionDetails
 	slotCachedTokens
 	slotReasoningTokens
+	slotError
 	numSlots
 )
 
@@ -228,10 +229,16 @@ value: // a value starts at or after i, in slot
 		if !bytes.HasPrefix(src[i:], []byte("false")) {
 			return errSyntax, i
 		}
+		if slot == slotError {
+			s.out.HasError = false
+		}
 		i += 5
 	case 'n':
 		if !bytes.HasPrefix(src[i:], []byte("null")) {
 			return errSyntax, i
+		}
+		if slot == slotError {
+			s.out.HasError = false
 		}
 		i += 4
 	default:
