@@ -133,17 +133,20 @@ func newFrameEncoder(level, ppmMemory int, dicts *dictEncoders) (*frameEncoder, 
 // almost no other, is larger than the window: a worker's encoder, and the
 // writer's dictionary encoders, keep the smaller history (8 MiB less each,
 // the same bytes out; dev100 --archive -T2 7% faster, its collections 30
-// -> 16 near the memory limit), and a frame larger still (a value of more
-// than 8 MiB) takes an encoder of the default kind (12 MB values, the
-// smaller history: 17% more CPU).
+// -> 16 near the memory limit). A frame larger still (a value of more than
+// 8 MiB, or pieces of a longer line) takes an encoder of the default kind
+// (12 MB values with the smaller history: 17% more CPU, a window copied at
+// every block), with half the window, so that the two histories together
+// take what one did before (a line of 200 MiB archived in 256 MiB of
+// memory: TestMemoryBound).
 func (e *frameEncoder) plain(n int) *zstd.Encoder {
 	if n <= encoderWindow {
 		return e.small
 	}
 	if e.large == nil {
 		var err error
-		if e.large, err = newZstd(e.level); err != nil {
-			panic(err) // only bad options fail, and these are those of small
+		if e.large, err = newZstd(e.level, zstd.WithWindowSize(encoderWindow/2)); err != nil {
+			panic(err) // only bad options fail, and these are fixed
 		}
 	}
 	return e.large
