@@ -211,26 +211,26 @@ type source struct {
 // if it is a regular file or has a Size (bytes.Reader, io.SectionReader),
 // else a temporary copy. The caller calls close once done.
 func openSource(r io.Reader, o Options) (*source, error) {
+	ra, size, ok := readerAt(r)
+	if ok {
+		// An archive is known by its first block's type, a few bytes in:
+		// one read of them at its start, not the MiB a sniff for wire
+		// strings peeks (half a millisecond of a decompression's start,
+		// when nothing else runs yet).
+		var head [64]byte
+		n, _ := ra.ReadAt(head[:], 0)
+		if t, isArchive := container.FirstBlockType(head[:n]); isArchive && t == container.TypeArchive {
+			return &source{kind: kindArchive, br: bufio.NewReader(r), ra: ra, size: size, close: func() {}}, nil
+		}
+	}
 	s := &source{br: bufio.NewReaderSize(r, sniffWindow), close: func() {}}
 	var err error
 	if s.kind, err = sniff(s.br, o); err != nil || s.kind != kindArchive {
 		return s, err
 	}
-	switch f := r.(type) {
-	case interface {
-		io.ReaderAt
-		Size() int64
-	}: // bytes.Reader, io.SectionReader
-		s.ra, s.size = f, f.Size()
+	if ok {
+		s.ra, s.size = ra, size
 		return s, nil
-	case interface {
-		io.ReaderAt
-		Stat() (fs.FileInfo, error)
-	}: // os.File
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			s.ra, s.size = f, st.Size()
-			return s, nil
-		}
 	}
 	// A pipe: an archive's records refer to values anywhere before them,
 	// so it is read from a copy.
@@ -245,6 +245,26 @@ func openSource(r io.Reader, o Options) (*source, error) {
 	}
 	s.ra = tmp
 	return s, nil
+}
+
+// readerAt returns r as a ReaderAt and its size, if it is one: a regular
+// file, or a reader with a Size (bytes.Reader, io.SectionReader).
+func readerAt(r io.Reader) (io.ReaderAt, int64, bool) {
+	switch f := r.(type) {
+	case interface {
+		io.ReaderAt
+		Size() int64
+	}:
+		return f, f.Size(), true
+	case interface {
+		io.ReaderAt
+		Stat() (fs.FileInfo, error)
+	}:
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return f, st.Size(), true
+		}
+	}
+	return nil, 0, false
 }
 
 // line is one line (or piece of one) in a batch.
