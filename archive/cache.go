@@ -63,8 +63,9 @@ func (c *cache) prefetch(b int, load func() (any, int, error)) error {
 }
 
 // wait returns block b if the cache holds it or is loading it (then once
-// loaded), without loading it itself.
-func (c *cache) wait(b int) (any, bool) {
+// loaded), without loading it itself; ok is false if the cache has none,
+// or its load failed.
+func (c *cache) wait(b int) (v any, ok bool) {
 	c.mu.Lock()
 	it, ok := c.items[b]
 	if ok && it.elem != nil {

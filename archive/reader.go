@@ -917,11 +917,12 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 // dictKey is the cache's key for words frame b as a dictionary: its coded
 // text whole (store's asDict), kept apart from its raw bytes (under b).
 // The other frames of its segment need only that text, which its zstd
-// decoding gives before its words are expanded, so that decoding an
-// archive on two cores, one expanding a segment's first frame, the other
-// goes on with the next frame (dev100 -d -T2: a wait of ~5 ms, a third
-// of the first frame's decoding, gone), and a frame's raw bytes, when
-// wanted, are expanded from that text, not decoded from zstd again.
+// decoding gives before its words are expanded: decoding an archive on
+// two cores, while one worker expands a segment's first frame the other
+// goes on with the next frame (dev100 -d -T2: a wait of ~5 ms, a third of
+// the first frame's decoding, gone). Its raw bytes, when wanted, are
+// expanded from that same text, not decoded from zstd again (the cache
+// counts the text under both keys).
 func dictKey(b int) int { return -2 - b }
 
 // dictAtHand reports whether the cache holds the dictionary frame b
