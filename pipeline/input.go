@@ -199,7 +199,7 @@ func sniff(in *bufio.Reader, o Options) (inputKind, error) {
 // the means to read it. One seam for Decompress, Test and List.
 type source struct {
 	kind inputKind
-	br   *bufio.Reader // the input as a stream
+	br   *bufio.Reader // the input as a stream; nil for an archive known by its first bytes
 	// An archive is read at any offset: the input itself if it is a
 	// regular file, else a temporary copy of it.
 	ra    io.ReaderAt
@@ -220,7 +220,7 @@ func openSource(r io.Reader, o Options) (*source, error) {
 		var head [64]byte
 		n, _ := ra.ReadAt(head[:], 0)
 		if t, isArchive := container.FirstBlockType(head[:n]); isArchive && t == container.TypeArchive {
-			return &source{kind: kindArchive, br: bufio.NewReader(r), ra: ra, size: size, close: func() {}}, nil
+			return &source{kind: kindArchive, ra: ra, size: size, close: func() {}}, nil
 		}
 	}
 	s := &source{br: bufio.NewReaderSize(r, sniffWindow), close: func() {}}
