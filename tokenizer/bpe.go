@@ -105,7 +105,7 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 		case tb.splits == nil && len(piece) <= smallPiece:
 			dst = tb.appendScanMerge(dst, piece)
 		case tb.splits != nil && len(piece) <= stackPiece:
-			dst = tb.appendBPE(dst, piece, stack[:])
+			dst = tb.appendPiece(dst, piece, stack[:])
 		default:
 			if s == nil {
 				s = scratchPool.Get().(*scratch)
@@ -114,7 +114,7 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 				dst = tb.appendHeapMerge(dst, piece, &s.merge)
 			} else {
 				s.done = grow(s.done, len(piece)/64+1)
-				dst = tb.appendBPE(dst, piece, s.done)
+				dst = tb.appendPiece(dst, piece, s.done)
 			}
 		}
 	}

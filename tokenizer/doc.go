@@ -44,7 +44,12 @@
 //     start with it, and a filter of the tokens by length and first bytes
 //     rules out most of those lengths before the token table, or for
 //     words of two to four such characters a small table of their own, is
-//     probed.
+//     probed. Before that, a piece is cut where no token reaches across
+//     the boundary between two characters of three bytes (cut.go): BPE
+//     never merges across such a boundary, so each part is merged alone,
+//     and a part of one character takes the tokens its table entry holds.
+//     Five in six boundaries of CJK chat text are such for cl100k_base,
+//     two in five for o200k_base, whose vocabulary holds CJK words.
 //   - Text repeats itself, and two small caches exploit it exactly: the
 //     tokens of the short pieces merged lately, by their bytes, one cache
 //     per P (piececache.go), and backtracking's verdicts on pairs of

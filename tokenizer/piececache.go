@@ -60,9 +60,10 @@ func (c *pieceCache) appendMerged(dst []uint32, tb *bpeTables, text []byte, i, e
 	start := len(dst)
 	if tb.splits != nil && text[i]&0xf0 == 0xe0 {
 		// A piece that starts with a character of three bytes (CJK) is
-		// backtracked, which chars serves, rather than scanned.
+		// cut and backtracked, which cuts and chars serve, rather than
+		// scanned.
 		var done [1]uint64
-		dst = tb.appendBPE(dst, text[i:e], done[:])
+		dst = tb.appendPiece(dst, text[i:e], done[:])
 	} else {
 		dst = tb.appendScanMerge(dst, text[i:e])
 	}
