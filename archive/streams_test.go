@@ -40,7 +40,10 @@ func TestDumpStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dicts := map[int][]byte{} // raw bytes of strings frames, by block
+	// A strings frame's dictionary: the raw bytes of its block's frame, or
+	// for words frames, that frame's table and coded text.
+	dicts := map[int][]byte{}
+	tables := map[int]wordsText{}
 	for b := range r.ix.Blocks() - 1 {
 		blk, err := r.ix.Block(b)
 		if err != nil || blk.Type != container.TypeArchive {
@@ -65,6 +68,18 @@ func TestDumpStreams(t *testing.T) {
 			s := StreamStrings
 			if body[0] == kindTemplates {
 				s = StreamTemplates
+			}
+			if f.coder&coderWords != 0 {
+				dict := tables[f.dict]
+				out, own, _, err := d.decodeWords(raw[s], f, dict.text, dict.table, f.rawLen, true, wordsText{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw[s] = out
+				if own.table != nil {
+					tables[b] = own
+				}
+				continue
 			}
 			start := len(raw[s])
 			add(s, f, dicts[f.dict])
