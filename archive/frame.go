@@ -545,10 +545,7 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 		// Its coded text, as far as decodeWords decodes it, is what the
 		// buffers above are for, and the buffer it is decoded into; the
 		// raw bytes are expanded into what is returned.
-		if inner, _, ok := wordsInner(f); ok {
-			m, room := wordsPrefix(f, inner, n)
-			d.text = touch(growCap(d.text[:0], m), m)[:0]
-			d.readySplice(inner, m)
+		if room := d.readyText(f, n); room > 0 {
 			return touch(growCap(nil, room), room)
 		}
 	}
@@ -557,6 +554,20 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 	}
 	room := d.readySplice(f, n)
 	return touch(growCap(nil, room), room)
+}
+
+// readyText makes d's buffers ready for the coded text of f, a words
+// frame with a dictionary, as far as its first n raw bytes need, as ready
+// does, and returns the room to expand them into (0: not such a frame).
+func (d *frameDecoder) readyText(f frame, n int) int {
+	inner, _, ok := wordsInner(f)
+	if f.coder != coderZstd|coderWords || f.dict < 0 || !ok {
+		return 0
+	}
+	m, room := wordsPrefix(f, inner, n)
+	d.text = touch(growCap(d.text[:0], m), m)[:0]
+	d.readySplice(inner, m)
+	return room
 }
 
 // readySplice makes d's buffers for splicing zstd frame f with its

@@ -581,6 +581,9 @@ type storeBlock struct {
 	// A words frame with a table of its own: the table and its coded text,
 	// the dictionary of the other frames of its segment.
 	words wordsText
+	// A words frame read for one record: its entries in its coded text,
+	// expanded as they are asked for; raw and the ends below are unused.
+	coded *codedEntries
 	ends  []uint32 // end of each entry in raw (its markEnd), if found at once
 	cum   []uint32 // else the frame's ends, summed (see parseEnds)
 	mu    sync.Mutex
@@ -668,6 +671,9 @@ func (c *recent) add(s *storeBlock) {
 
 // text returns entry i of s, which has it (i < avail).
 func (s *storeBlock) text(i uint32) ([]byte, error) {
+	if s.coded != nil {
+		return s.coded.entry(i)
+	}
 	if s.ends != nil {
 		start := uint32(0)
 		if i > 0 {
@@ -777,8 +783,8 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 	switch {
 	case dict && fr.coder&coderWords != 0:
 		need = 0
-		if prev != nil {
-			need = int(prev.avail)
+		if prev != nil && prev.coded == nil {
+			need = int(prev.avail) // its raw bytes as far as prev had them
 		}
 	case need <= 0 || need > f.count:
 		need = f.count
@@ -805,19 +811,40 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 	if need == 0 {
 		n = 0 // a words frame as a dictionary, its raw bytes not asked for
 	}
+	// A words frame read for some of its entries keeps its coded text,
+	// and expands only the entries asked for.
+	coded := fr.coder&coderWords != 0 && need > 0 && need < f.count
 	var dictText, into []byte
 	var table *words.Table
 	if fr.dict >= 0 {
 		if !r.dictAtHand(fr.dict) {
 			// The dictionary is yet to be decoded, most often on the
 			// other core (dictAhead).
-			into = d.ready(fr, n)
+			if coded {
+				d.readyText(fr, n)
+			} else {
+				into = d.ready(fr, n)
+			}
 		}
 		if dictText, table, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
 			return nil, 0, err
 		}
 	}
 	s := &storeBlock{kind: t, first: f.first}
+	if coded {
+		var kept wordsText
+		if prev != nil {
+			kept = prev.words
+		}
+		if s.coded, s.words, err = d.decodeCoded(fr, dictText, table, n, need, kept); err != nil {
+			return nil, 0, blockErr(f.block, err)
+		}
+		if len(s.coded.ends) > f.count || len(s.coded.ends) < need {
+			return nil, 0, blockErr(f.block, corruptf("%d entries found, %d needed of %d", len(s.coded.ends), need, f.count))
+		}
+		s.avail = uint32(len(s.coded.ends))
+		return s, len(s.coded.text) + 4*len(s.coded.ends), nil
+	}
 	if fr.coder&coderWords != 0 {
 		var kept wordsText
 		if prev != nil {
@@ -968,6 +995,9 @@ func (r *Reader) entriesFor(t int, f storeFrame, n int) (int, error) {
 	cum, err := parseEnds(rest, fr.rawLen, f.count)
 	if err != nil {
 		return 0, blockErr(f.block, err)
+	}
+	if fr.coder&coderWords != 0 {
+		return f.count, nil // read in part, it would keep its coded text, not its raw bytes
 	}
 	if k := (n + endStep - 1) / endStep; k < len(cum) {
 		return min(int(cum[k])+1, f.count), nil

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"slices"
 	"sync"
 
@@ -268,3 +269,114 @@ func (d *frameDecoder) wordTable(head []byte) (*words.Table, error) {
 	}
 	return t, nil
 }
+
+// codedEntries is a words frame read for one record: its coded text, as
+// far as it was decoded, where each entry whose end it holds ends in it,
+// and its table. An entry is expanded when it is asked for (text), not
+// the frame up to it: a record needs a few entries of a frame, past 1-2
+// MiB of text that expanding took a third of a read's time for (the GiB
+// archive's BenchmarkArchiveRecord, bench/README.md).
+type codedEntries struct {
+	table  *words.Table
+	text   []byte
+	ends   []uint32 // the offset in text of each entry's markEnd
+	rawLen int      // the frame's: no entry is longer
+}
+
+// entry expands entry i, which c holds.
+func (c *codedEntries) entry(i uint32) ([]byte, error) {
+	start := 0
+	if i > 0 {
+		start = int(c.ends[i-1]) + 1
+	}
+	src := c.text[start:c.ends[i]]
+	out, used, err := c.table.AppendDecode(make([]byte, 0, 2*len(src)), src, c.rawLen)
+	if err != nil || used != len(src) {
+		return nil, corruptf("words frame: entry %d does not decode", i)
+	}
+	return out, nil
+}
+
+// decodeCoded decodes the coded text of f, a words frame, as far as its
+// first need entries end in it (and a zstd block past the share of its
+// coded text that n raw bytes take on average), for a read that expands
+// only the entries it asks for. table is its dictionary frame's, if it
+// has one; a frame with a table of its own returns its table and coded
+// text as decodeWords does, kept from before if kept holds them whole.
+// The text is decoded into the buffer ready made ready, which the
+// result keeps.
+func (d *frameDecoder) decodeCoded(f frame, dict []byte, table *words.Table, n, need int, kept wordsText) (c *codedEntries, own wordsText, err error) {
+	inner, head, ok := wordsInner(f)
+	if !ok {
+		return nil, own, corruptf("words frame: bad header")
+	}
+	if len(head) > 0 {
+		own = kept
+		if own.table == nil {
+			if own.table, err = d.wordTable(head); err != nil {
+				return nil, wordsText{}, err
+			}
+		}
+		table = own.table
+	}
+	if table == nil {
+		return nil, own, corruptf("words frame with no table, nor a dictionary with one")
+	}
+	text, whole := own.text, own.whole
+	m, _ := wordsPrefix(f, inner, n)
+	c = &codedEntries{table: table, rawLen: f.rawLen}
+	for {
+		if !whole && len(text) < m {
+			buf := d.text[:0]
+			d.text = nil // the result's now
+			if text, whole, err = d.decodePrefix(buf, inner, dict, m); err != nil {
+				return nil, wordsText{}, err
+			}
+		}
+		c.ends = appendCodedEnds(c.ends[:0], table, text)
+		if len(c.ends) >= need || whole {
+			break
+		}
+		m = inner.rawLen // fewer entries than on average: all of it
+	}
+	c.text = text
+	if own.table != nil {
+		own.text, own.whole = text, whole
+	}
+	if whole && (len(c.ends) == 0 && len(text) != 0 || len(c.ends) > 0 && int(c.ends[len(c.ends)-1])+1 != len(text)) {
+		return nil, wordsText{}, corruptf("words frame: text after its last entry")
+	}
+	return c, own, nil
+}
+
+// appendCodedEnds appends where the entries of coded text end: its bytes
+// markEnd, but for a byte of a two-byte code or an escaped byte. No code
+// is markEnd, so only the byte after a prefix or an escape can be one that
+// is not an entry's end, and it is one where that prefix or escape ends a
+// run of such bytes of odd length: the run starts where a code starts
+// (after any other byte, whether a code's second byte or not), and its
+// bytes pair up from there.
+func appendCodedEnds(dst []uint32, t *words.Table, text []byte) []uint32 {
+	from := 0 // where a code starts: no run reaches before it
+	for at := 0; at < len(text); {
+		i := bytes.IndexByte(text[at:], markEnd)
+		if i < 0 {
+			break
+		}
+		p := at + i
+		q := p
+		for q > from && consumesNext(t.Kind(text[q-1])) {
+			q--
+		}
+		if (p-q)%2 == 0 {
+			dst = append(dst, uint32(p))
+			from = p + 1
+		}
+		at = p + 1
+	}
+	return dst
+}
+
+// consumesNext reports whether a byte of kind k, where a code starts,
+// takes the next byte with it: a two-byte code's prefix, or the escape.
+func consumesNext(k int) bool { return k == words.Escape || k <= words.Prefix }

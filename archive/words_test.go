@@ -2,12 +2,14 @@ package archive
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/varint"
+	"github.com/m2m-go/m2m/words"
 )
 
 // wordsFrames counts the strings frames of packed that are words frames,
@@ -137,6 +139,69 @@ func TestWordsStored(t *testing.T) {
 		out, own, complete, err := d.decodeWords(nil, f, nil, nil, n, true, wordsText{})
 		if err != nil || len(out) < n || !bytes.Equal(out, raw[:len(out)]) || n == len(raw) && !complete || !own.whole || own.table == nil {
 			t.Fatalf("%d bytes asked: %d given, complete %v, %v", n, len(out), complete, err)
+		}
+	}
+}
+
+// TestCodedEnds: the entries of a words frame's coded text are found in it
+// where two-byte codes end in the byte markEnd is, escaped code bytes and
+// capital flags sit before them, and each expands to the entry alone.
+func TestCodedEnds(t *testing.T) {
+	var list [][]byte
+	for i := range 2800 {
+		list = append(list, []byte(fmt.Sprintf("w%c%c%c", 'a'+i%26, 'a'+i/26%26, 'a'+i/676)))
+	}
+	codes := []byte{0x03, 0x04} // the escape, the capital flag
+	for c := byte(0x05); c <= 0x1f; c++ {
+		codes = append(codes, c)
+	}
+	one := len(codes) - 2
+	for c := 0xf5; c <= 0xff; c++ {
+		codes = append(codes, byte(c))
+	}
+	table, err := words.New(list, codes, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var raw []byte
+	var entries [][]byte
+	for range 2000 {
+		start := len(raw)
+		for range rng.IntN(12) {
+			switch k := rng.IntN(10); {
+			case k < 5: // a word whose two-byte code ends in 0x00, or any
+				i := one + 256*rng.IntN(11)
+				if k > 2 {
+					i = rng.IntN(len(list))
+				}
+				w := list[min(i, len(list)-1)]
+				if rng.IntN(4) == 0 {
+					w = append([]byte{'W'}, w[1:]...) // capitalized
+				}
+				raw = append(raw, w...)
+			case k < 7: // a code's byte in the text: escaped
+				raw = append(raw, codes[rng.IntN(len(codes))])
+			default:
+				raw = append(raw, "x1 2,"[rng.IntN(5)])
+			}
+			raw = append(raw, ' ')
+		}
+		entries = append(entries, bytes.Clone(raw[start:]))
+		raw = append(raw, markEnd)
+	}
+	coded := table.AppendEncode(nil, raw)
+	if bytes.Count(coded, []byte{markEnd}) <= len(entries) {
+		t.Fatal("no two-byte code ends in markEnd's byte: the test tests nothing")
+	}
+	c := &codedEntries{table: table, text: coded, ends: appendCodedEnds(nil, table, coded), rawLen: len(raw)}
+	if len(c.ends) != len(entries) {
+		t.Fatalf("%d entries found, %d made", len(c.ends), len(entries))
+	}
+	for i, want := range entries {
+		got, err := c.entry(uint32(i))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("entry %d: %q, %v; want %q", i, got, err, want)
 		}
 	}
 }
