@@ -142,7 +142,8 @@
 // A [Reader] reads any record by decoding its records block, and the store
 // frames holding the entries it refers to (and their dictionaries), side
 // by side on several cores, each only as far as its ends say the record
-// needs, with a cache of decoded
+// needs (a words frame's coded text, in which the entries are found and
+// only those asked for are expanded), with a cache of decoded
 // frames (64 MiB) and one of entries whose frames are gone (16 MiB):
 // values that recur across the whole archive. A zstd frame with a
 // dictionary is decoded as the same frame without one, the dictionary's
