@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"slices"
 	"sync"
 
@@ -303,8 +302,8 @@ func (c *codedEntries) entry(i uint32) ([]byte, error) {
 // only the entries it asks for. table is its dictionary frame's, if it
 // has one; a frame with a table of its own returns its table and coded
 // text as decodeWords does, kept from before if kept holds them whole.
-// The text is decoded into the buffer ready made ready, which the
-// result keeps.
+// The text is decoded into d's buffer for it (which readyText may have
+// made ready), and the result keeps it.
 func (d *frameDecoder) decodeCoded(f frame, dict []byte, table *words.Table, n, need int, kept wordsText) (c *codedEntries, own wordsText, err error) {
 	inner, head, ok := wordsInner(f)
 	if !ok {
@@ -333,7 +332,11 @@ func (d *frameDecoder) decodeCoded(f frame, dict []byte, table *words.Table, n, 
 				return nil, wordsText{}, err
 			}
 		}
-		c.ends = appendCodedEnds(c.ends[:0], table, text)
+		from := 0 // past the entries found in the text decoded before
+		if len(c.ends) > 0 {
+			from = int(c.ends[len(c.ends)-1]) + 1
+		}
+		c.ends = table.AppendSeps(c.ends, text, markEnd, from)
 		if len(c.ends) >= need || whole {
 			break
 		}
@@ -343,40 +346,12 @@ func (d *frameDecoder) decodeCoded(f frame, dict []byte, table *words.Table, n, 
 	if own.table != nil {
 		own.text, own.whole = text, whole
 	}
-	if whole && (len(c.ends) == 0 && len(text) != 0 || len(c.ends) > 0 && int(c.ends[len(c.ends)-1])+1 != len(text)) {
+	last := -1
+	if len(c.ends) > 0 {
+		last = int(c.ends[len(c.ends)-1])
+	}
+	if whole && last+1 != len(text) {
 		return nil, wordsText{}, corruptf("words frame: text after its last entry")
 	}
 	return c, own, nil
 }
-
-// appendCodedEnds appends where the entries of coded text end: its bytes
-// markEnd, but for a byte of a two-byte code or an escaped byte. No code
-// is markEnd, so only the byte after a prefix or an escape can be one that
-// is not an entry's end, and it is one where that prefix or escape ends a
-// run of such bytes of odd length: the run starts where a code starts
-// (after any other byte, whether a code's second byte or not), and its
-// bytes pair up from there.
-func appendCodedEnds(dst []uint32, t *words.Table, text []byte) []uint32 {
-	from := 0 // where a code starts: no run reaches before it
-	for at := 0; at < len(text); {
-		i := bytes.IndexByte(text[at:], markEnd)
-		if i < 0 {
-			break
-		}
-		p := at + i
-		q := p
-		for q > from && consumesNext(t.Kind(text[q-1])) {
-			q--
-		}
-		if (p-q)%2 == 0 {
-			dst = append(dst, uint32(p))
-			from = p + 1
-		}
-		at = p + 1
-	}
-	return dst
-}
-
-// consumesNext reports whether a byte of kind k, where a code starts,
-// takes the next byte with it: a two-byte code's prefix, or the escape.
-func consumesNext(k int) bool { return k == words.Escape || k <= words.Prefix }

@@ -194,7 +194,7 @@ func TestCodedEnds(t *testing.T) {
 	if bytes.Count(coded, []byte{markEnd}) <= len(entries) {
 		t.Fatal("no two-byte code ends in markEnd's byte: the test tests nothing")
 	}
-	c := &codedEntries{table: table, text: coded, ends: appendCodedEnds(nil, table, coded), rawLen: len(raw)}
+	c := &codedEntries{table: table, text: coded, ends: table.AppendSeps(nil, coded, markEnd, 0), rawLen: len(raw)}
 	if len(c.ends) != len(entries) {
 		t.Fatalf("%d entries found, %d made", len(c.ends), len(entries))
 	}

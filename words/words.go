@@ -438,6 +438,41 @@ func (t *Table) decodeRun(out []byte, o, end int, src []byte, i int) (int, int) 
 	return o, i
 }
 
+// AppendSeps appends the offsets of the bytes sep of coded text src that
+// stand for themselves (sep is no code: a separator the text holds, such
+// as the end of an entry), from offset from on, where a code starts: not
+// the second byte of a two-byte code nor an escaped byte. Only the byte
+// after a prefix or an escape can be such, and it is where that prefix
+// or escape ends a run of them of odd length: the run starts where a code
+// starts (after any other byte, a code's second byte or not), and its
+// bytes pair up from there. A sep that is one of t's codes finds none.
+// The bytes between two seps so found expand alone ([Table.AppendDecode]):
+// a reader finds an entry of a long coded text without expanding the
+// text before it.
+func (t *Table) AppendSeps(dst []uint32, src []byte, sep byte, from int) []uint32 {
+	if t.of[sep] != Literal {
+		return dst
+	}
+	start := from // where a code starts: no run reaches before it
+	for at := from; at < len(src); {
+		i := bytes.IndexByte(src[at:], sep)
+		if i < 0 {
+			break
+		}
+		p := at + i
+		q := p
+		for q > start && (t.of[src[q-1]] == Escape || t.of[src[q-1]] <= Prefix) {
+			q--
+		}
+		if (p-q)%2 == 0 {
+			dst = append(dst, uint32(p))
+			start = p + 1
+		}
+		at = p + 1
+	}
+	return dst
+}
+
 // decodeCode decodes the code at src[i] into out[o:end], and returns
 // where the output and the input go on (-1-i where src ends in the code),
 // or false for a code no encoder makes.
