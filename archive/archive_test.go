@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -626,4 +628,64 @@ func TestCacheWait(t *testing.T) {
 	if v := <-got; v != "one" {
 		t.Fatalf("wait returned %v, want the loaded value", v)
 	}
+}
+
+// heldReaderAt is an io.ReaderAt whose reads wait for release once held,
+// and that fails a test if it is read once sealed.
+type heldReaderAt struct {
+	t       *testing.T
+	r       *bytes.Reader
+	held    atomic.Bool
+	entered chan struct{} // a held read has begun
+	release chan struct{}
+	sealed  atomic.Bool
+}
+
+func (h *heldReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if h.sealed.Load() {
+		h.t.Errorf("read at %d after Close returned", off)
+	}
+	if h.held.Load() {
+		h.entered <- struct{}{}
+		<-h.release
+	}
+	return h.r.ReadAt(p, off)
+}
+
+// TestCloseReads: Close waits for a read of the ReaderAt under way in the
+// background (dictAhead's), and none begins after it returns, though
+// what was read may still be decoding then.
+func TestCloseReads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // dictAhead needs two
+	packed, _ := write(t, sample.JSONL(), small, 1000)
+	h := &heldReaderAt{t: t, r: bytes.NewReader(packed), entered: make(chan struct{}), release: make(chan struct{})}
+	r, err := NewReader(h, int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := slices.IndexFunc(r.frames[0], func(f storeFrame) bool {
+		dict, _, ok := r.frameDict(f.block)
+		return ok && dict >= 0
+	})
+	if k < 0 {
+		t.Fatal("no strings frame with a dictionary: nothing tested")
+	}
+	h.held.Store(true)
+	r.dictAhead(r.frames[0][k].block - 1)
+	<-h.entered
+	closed := make(chan struct{})
+	go func() {
+		r.Close()
+		h.sealed.Store(true)
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a read was under way")
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.held.Store(false)
+	close(h.release)
+	<-closed
+	time.Sleep(20 * time.Millisecond) // for a read begun after Close to show
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -30,9 +31,13 @@ type Reader struct {
 	total     [2]uint32       // entries of each kind
 	cache     cache
 	hot       hotEntries
-	decs      sync.Pool      // *frameDecoder
-	blockBufs sync.Pool      // *[]byte, see block
-	ahead     sync.WaitGroup // dictAhead's goroutines
+	decs      sync.Pool // *frameDecoder
+	blockBufs sync.Pool // *[]byte, see block
+	// io keeps Close from returning while the ReaderAt is being read: a
+	// decoding begun ahead (dictAhead) may go on after Close, its reads
+	// may not.
+	io     sync.RWMutex
+	closed bool
 }
 
 // storeFrame is a store block, as the directory lists it.
@@ -136,10 +141,16 @@ func (r *Reader) Records() int64 { return r.ix.Records }
 // Index returns the container's index of the archive.
 func (r *Reader) Index() *container.Index { return r.ix }
 
-// Close waits for the Reader's work in the background, if any, and lets go
-// of its cache. The Reader must not be used after.
+// Close lets go of the Reader's cache. Work begun in the background (a
+// dictionary decoded ahead of a record's read) reads nothing after Close
+// returns, and what it decodes is dropped: Close waits for its reads, not
+// for its decoding, which a record that needs no dictionary would
+// otherwise wait for (a third of a GiB archive's records, up to 8 ms).
+// The Reader must not be used after.
 func (r *Reader) Close() {
-	r.ahead.Wait()
+	r.io.Lock()
+	r.closed = true
+	r.io.Unlock()
 	r.cache.init(0)
 	r.hot.init(0)
 }
@@ -1014,7 +1025,7 @@ func (r *Reader) entriesFor(t int, f storeFrame, n int) (int, error) {
 // the record's skeleton and templates are decoded on one core while the
 // dictionary, the longest of a read's decodes, is on the other. Where it
 // is not needed, it costs a core's time, not the record's; it may end
-// after AppendRecord returns (Close waits for it), and errors are left for
+// after AppendRecord returns (Close does not wait for it), and errors are left for
 // the frames' readers to find. Frames of zstd only: a ppm frame decodes
 // hundreds of times slower.
 func (r *Reader) dictAhead(b int) {
@@ -1027,13 +1038,13 @@ func (r *Reader) dictAhead(b int) {
 	if _, ok := r.cache.peek(f.block); ok {
 		return
 	}
-	r.ahead.Go(func() {
+	go func() {
 		// Not a ppm dictionary: 16 MiB of it take seconds, and a record
 		// in it, decoded only as far as it needs, would wait for all.
 		if dict, coder, ok := r.frameDict(f.block); ok && dict >= 0 && coder&^coderFlags == coderZstd {
 			r.dictionary(0, f, dict, false)
 		}
-	})
+	}()
 }
 
 // frameDict returns the coder and dictionary block (-1: none) of store
@@ -1041,6 +1052,11 @@ func (r *Reader) dictAhead(b int) {
 // could not be read there.
 func (r *Reader) frameDict(b int) (dict int, coder byte, ok bool) {
 	var head [storeHead]byte
+	r.io.RLock()
+	defer r.io.RUnlock()
+	if r.closed {
+		return 0, 0, false
+	}
 	n, err := r.ix.Head(head[:], b)
 	if err != nil {
 		return 0, 0, false
@@ -1075,11 +1091,20 @@ func headDict(head []byte) (dict int, coder byte, ok bool) {
 	return int(d) - 1, coder, true
 }
 
+// errClosed is what a read after Close gets: only a decoding begun ahead
+// of Close makes one.
+var errClosed = errors.New("archive: the Reader is closed")
+
 // block reads block b into memory of the Reader's, which done gives back
 // once nothing refers to the block's bytes: what is decoded from a block
 // is in memory of its own, so the next block read reuses it (no page
 // faults, no zeroing).
 func (r *Reader) block(b int) (*container.Block, func(), error) {
+	r.io.RLock()
+	defer r.io.RUnlock()
+	if r.closed {
+		return nil, func() {}, errClosed
+	}
 	p, _ := r.blockBufs.Get().(*[]byte)
 	if p == nil {
 		p = new([]byte)
