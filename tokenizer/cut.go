@@ -1,40 +1,82 @@
 package tokenizer
 
+import "slices"
+
 // Cutting a piece where no token reaches across. BPE merges two adjacent
 // parts only into a token, so where no token holds the bytes on both sides
 // of a boundary, no merge ever crosses it, and the tokens of the piece are
 // those of its two sides, each merged alone: the merges on one side never
 // change the ranks of those on the other. apart uses this for two bytes;
-// a table per character does it for whole characters of three bytes:
-// cl100k_base joins most bytes of CJK characters to something, yet no
-// token reaches across five in six of the boundaries between two CJK
-// characters of chat text (two in five for o200k_base, whose vocabulary
-// holds CJK words). A character between two such boundaries is merged
-// alone, and what that gives is in its entry, read once: its tokens cost
-// no backtracking and no check of validity.
+// tables per character and per two characters do it for whole characters
+// of three bytes: cl100k_base joins most bytes of CJK characters to
+// something, yet no token reaches across 92% of the boundaries between two
+// CJK characters of chat text (69% for o200k_base, whose vocabulary holds
+// CJK words: its tokens cross the others, most of them within words). A
+// character between two such boundaries is merged alone, and what that
+// gives is in its entry, read once: its tokens cost no backtracking and no
+// check of validity.
 
 // A charCut describes a character of three bytes X: at bit y (0 to 15) of
 // its lowest 16 bits, whether some token holds X's last byte followed by
 // the lead byte 0xE0|y of another character of three bytes (and, if it
 // starts before X's last byte, the bytes of X before it); then its own
 // tokens, what BPE makes of its three bytes alone: their number k (1 to 3)
-// at bits 16-17, the first's id at 18-39 and, for k = 2, the second's at
-// 40-61 (setCuts makes no table for larger ids). For k = 3 they are the
-// tokens of its bytes.
+// at bits 16-17 and, for k = 1, its id at 19-40; for k = 2, the id of the
+// one of two bytes there, and at bit 18 whether those are X's first two
+// (the other is a byte's token); for k = 3 the tokens of its bytes
+// (setCuts makes no table for ids of more than 22 bits). At bit 41 + y,
+// whether the tokens that hold X's last byte and the lead byte 0xE0|y
+// after it all hold X and the character after it whole: then the pairs
+// filter, which has every such pair by X and Y (charPairHash), says
+// whether the boundary between X and the character after is one that
+// some token crosses.
 type charCut uint64
 
 const (
 	cutIDBits = 22
-	cutID0    = 18
-	cutID1    = cutID0 + cutIDBits
+	cutHead   = 1 << 18 // k = 2: the id's token is X's first two bytes
+	cutID     = 19
+	cutPairs  = cutID + cutIDBits
 )
 
-// joins reports whether some token may join the character to one whose
-// first byte is lead, a lead byte of a character of three bytes.
-func (c charCut) joins(lead byte) bool { return c&(1<<(lead&15)) != 0 }
+// A cutTable is what appendCut reads: an entry for every character of
+// three bytes (512 KiB, of which CJK text reads the lines of the
+// characters it holds), and a filter of the pairs of characters that
+// tokens join (64 KiB for o200k_base's pairs: a few pairs no token joins
+// pass it too, and are not cut).
+type cutTable struct {
+	chars [1 << 16]charCut
+	pairs *filter
+}
+
+// charPairHash is the pairs filter's hash of characters x and y, by their
+// charKeys.
+func charPairHash(x, y uint16) uint64 { return (uint64(x)<<16 | uint64(y)) * hashMul }
+
+// cuts reports whether no token reaches across the boundary after the
+// character of three bytes b starts with, whose entry is c (b holds a
+// byte after it): a token that crosses it holds the lead byte of a
+// character after; where the only such tokens are pairs of whole
+// characters, the filter says whether this pair may be one. (Where the
+// text holds no whole character after, none of those can match it.)
+// appendCut writes it out.
+func (ct *cutTable) cuts(b []byte, c charCut) bool {
+	y := b[3]
+	if y&0xf0 != 0xe0 {
+		return false
+	}
+	bit := charCut(1) << (y & 15)
+	return c&bit == 0 || c>>cutPairs&bit != 0 && !ct.joined(b)
+}
+
+// joined reports whether the pairs filter may hold the two characters of
+// three bytes that b starts with: false if b holds no second one whole.
+func (ct *cutTable) joined(b []byte) bool {
+	return len(b) >= 6 && isChar3(b[3:]) && ct.pairs.has(charPairHash(charKey(b), charKey(b[3:])))
+}
 
 // charCuts returns cuts, made on the first call; nil where chars is.
-func (t *bpeTables) charCuts() *[1 << 16]charCut {
+func (t *bpeTables) charCuts() *cutTable {
 	t.cutsOnce.Do(func() {
 		nRanks := len(t.splits) / 6
 		if t.chars == nil || nRanks > 1<<cutIDBits {
@@ -54,23 +96,24 @@ func (t *bpeTables) charCuts() *[1 << 16]charCut {
 // and the lead byte of a character of three bytes that some token holds,
 // by what of the token precedes the boundary (three bytes or more: full,
 // by the last three bytes' charKey; the token's first two bytes: part2, by
-// their low six bits each; its first byte: part1), and the tokens of the
-// pairs of bytes that start a character of three (pairs, by the lead's low
-// four bits and the next byte's low six) and that end one (tails), and of
-// single bytes.
+// their low six bits each; its first byte: part1) and, where the token
+// holds a whole character of three bytes on each side, by both
+// characters (pairs); and the tokens of the pairs of bytes that start a
+// character of three bytes (heads, by the lead's low four bits and the
+// next byte's low six) and that end one (tails).
 type cutParts struct {
-	full   [1 << 16]uint16
-	part2  [1 << 12]uint16
-	part1  [1 << 6]uint16
-	pairs  [1 << 10]uint32
-	tails  [1 << 12]uint32
-	single [256]uint32
+	full  [1 << 16]uint16
+	part2 [1 << 12]uint16
+	part1 [1 << 6]uint16
+	pairs [][2]uint16
+	heads [1 << 10]uint32
+	tails [1 << 12]uint32
 }
 
 func newCutParts() *cutParts {
 	p := new(cutParts)
-	for i := range p.pairs {
-		p.pairs[i] = noRank
+	for i := range p.heads {
+		p.heads[i] = noRank
 	}
 	for i := range p.tails {
 		p.tails[i] = noRank
@@ -80,13 +123,10 @@ func newCutParts() *cutParts {
 
 // add records token id, tok.
 func (p *cutParts) add(id uint32, tok []byte) {
-	switch {
-	case len(tok) == 1:
-		p.single[tok[0]] = id
-	case len(tok) == 2 && tok[1]&0xc0 == 0x80:
+	if len(tok) == 2 && tok[1]&0xc0 == 0x80 {
 		switch {
 		case tok[0]&0xf0 == 0xe0:
-			p.pairs[uint16(tok[0]&0x0f)<<6|uint16(tok[1]&0x3f)] = id
+			p.heads[uint16(tok[0]&0x0f)<<6|uint16(tok[1]&0x3f)] = id
 		case tok[0]&0xc0 == 0x80:
 			p.tails[uint16(tok[0]&0x3f)<<6|uint16(tok[1]&0x3f)] = id
 		}
@@ -99,7 +139,12 @@ func (p *cutParts) add(id uint32, tok []byte) {
 		switch {
 		case i >= 3:
 			// Text can hold these bytes only as a character of three.
-			if isChar3(tok[i-3:]) {
+			if !isChar3(tok[i-3:]) {
+				continue
+			}
+			if len(tok)-i >= 3 && isChar3(tok[i:]) {
+				p.pairs = append(p.pairs, [2]uint16{charKey(tok[i-3:]), charKey(tok[i:])})
+			} else {
 				p.full[charKey(tok[i-3:])] |= bit
 			}
 		case i == 2:
@@ -114,39 +159,52 @@ func (p *cutParts) add(id uint32, tok []byte) {
 
 // setCuts makes cuts from p and chars.
 func (t *bpeTables) setCuts(p *cutParts) {
-	t.cuts = new([1 << 16]charCut)
-	for k := range t.cuts {
-		c := charCut(p.full[k] | p.part2[k&0xfff] | p.part1[k&0x3f])
+	// A pair is in many tokens. The filter, four times the size its
+	// pairs alone would get, passes few pairs that no token joins.
+	slices.SortFunc(p.pairs, func(a, b [2]uint16) int { return slices.Compare(a[:], b[:]) })
+	p.pairs = slices.Compact(p.pairs)
+	ct := &cutTable{pairs: newFilter(4 * len(p.pairs))}
+	var pairs [1 << 16]uint16 // the lead bytes after each character in pairs
+	for _, k := range p.pairs {
+		ct.pairs.add(charPairHash(k[0], k[1]))
+		pairs[k[0]] |= 1 << (k[1] >> 12)
+	}
+	for k := range ct.chars {
+		other := p.full[k] | p.part2[k&0xfff] | p.part1[k&0x3f]
+		c := charCut(other|pairs[k]) | charCut(pairs[k]&^other)<<cutPairs
 		if id := uint32(t.chars[k] >> charID); id != 0 {
 			// A token BPE makes is what BPE makes of its bytes.
-			c |= 1<<16 | charCut(id-1)<<cutID0
+			c |= 1<<16 | charCut(id-1)<<cutID
 		} else {
 			// As AppendEncode merges a piece of three bytes that is no
 			// token (a token of three bytes that BPE does not make has
 			// no pair in it that is one).
-			x0, x2 := 0xe0|byte(k>>12), 0x80|byte(k)&0x3f
-			switch ab, bc := p.pairs[k>>6], p.tails[k&0xfff]; {
+			switch ab, bc := p.heads[k>>6], p.tails[k&0xfff]; {
 			case ab == noRank && bc == noRank:
 				c |= 3 << 16
 			case ab <= bc:
-				c |= 2<<16 | charCut(ab)<<cutID0 | charCut(p.single[x2])<<cutID1
+				c |= 2<<16 | cutHead | charCut(ab)<<cutID
 			default:
-				c |= 2<<16 | charCut(p.single[x0])<<cutID0 | charCut(bc)<<cutID1
+				c |= 2<<16 | charCut(bc)<<cutID
 			}
 		}
-		t.cuts[k] = c
+		ct.chars[k] = c
 	}
+	t.cuts = ct
 }
 
 // appendChar appends the tokens of b, the three bytes of a character, as
 // BPE merges them alone; c is the character's entry.
 func (t *bpeTables) appendChar(dst []uint32, b []byte, c charCut) []uint32 {
-	const idMask = 1<<cutIDBits - 1
+	id := uint32(c>>cutID) & (1<<cutIDBits - 1)
 	switch c >> 16 & 3 {
 	case 1:
-		return append(dst, uint32(c>>cutID0&idMask))
+		return append(dst, id)
 	case 2:
-		return append(dst, uint32(c>>cutID0&idMask), uint32(c>>cutID1&idMask))
+		if c&cutHead != 0 {
+			return append(dst, id, t.byTok[b[2]])
+		}
+		return append(dst, t.byTok[b[0]], id)
 	default:
 		return append(dst, t.byTok[b[0]], t.byTok[b[1]], t.byTok[b[2]])
 	}
@@ -157,16 +215,18 @@ func (t *bpeTables) appendChar(dst []uint32, b []byte, c charCut) []uint32 {
 // two of them, and merges each part alone, a part that is one character
 // from its entry (in cuts, which charCuts returns). done is as for
 // appendBPE.
-func (t *bpeTables) appendCut(dst []uint32, piece []byte, done []uint64, cuts *[1 << 16]charCut) []uint32 {
+func (t *bpeTables) appendCut(dst []uint32, piece []byte, done []uint64, cuts *cutTable) []uint32 {
 	s := 0 // the start of the part not yet merged
 	for i := 0; i+3 < len(piece); {
 		if !isChar3(piece[i:]) {
 			i++
 			continue
 		}
-		c := cuts[charKey(piece[i:])]
+		c := cuts.chars[charKey(piece[i:])]
 		j := i + 3
-		if piece[j]&0xf0 != 0xe0 || c.joins(piece[j]) {
+		// cuts.cuts, written out: Go does not inline it, and a call at
+		// every boundary cost cl100k_base's CJK text 4%.
+		if y := piece[j]; y&0xf0 != 0xe0 || c&(1<<(y&15)) != 0 && (c>>cutPairs&(1<<(y&15)) == 0 || cuts.joined(piece[i:])) {
 			i = j
 			continue
 		}
@@ -179,7 +239,7 @@ func (t *bpeTables) appendCut(dst []uint32, piece []byte, done []uint64, cuts *[
 	}
 	switch rest := piece[s:]; {
 	case len(rest) == 3 && isChar3(rest):
-		return t.appendChar(dst, rest, cuts[charKey(rest)])
+		return t.appendChar(dst, rest, cuts.chars[charKey(rest)])
 	default:
 		return t.appendBPE(dst, rest, done)
 	}

@@ -29,9 +29,9 @@ func TestCharCuts(t *testing.T) {
 		var done [1]uint64
 		var got, want []uint32
 		kinds := [4]int{}
-		for k := range tb.cuts {
+		for k := range tb.cuts.chars {
 			x := []byte{0xe0 | byte(k>>12), 0x80 | byte(k>>6)&0x3f, 0x80 | byte(k)&0x3f}
-			c := tb.cuts[k]
+			c := tb.cuts.chars[k]
 			kinds[c>>16&3]++
 			got = tb.appendChar(got[:0], x, c)
 			want = tb.appendBPE(want[:0], x, done[:])
@@ -167,7 +167,7 @@ func TestCutPieces(t *testing.T) {
 				t.Fatalf("%v: %q: %v, backtracking %v", b.enc, s, got, want)
 			}
 			for j := 0; j+3 < len(s); j++ {
-				if isChar3(s[j:]) && s[j+3]&0xf0 == 0xe0 && !tb.cuts[charKey(s[j:])].joins(s[j+3]) {
+				if isChar3(s[j:]) && tb.cuts.cuts(s[j:], tb.cuts.chars[charKey(s[j:])]) {
 					cuts++
 				}
 			}

@@ -87,12 +87,12 @@ type bpeTables struct {
 	// cache miss, and a word of three or four characters, longer than a
 	// slot's eight bytes, two more in the vocabulary to compare the rest.
 	words *wordTable
-	// cuts describes each character of three bytes for appendCut: 512
-	// KiB, of which CJK text reads the lines of the characters it holds.
-	// It is made when a piece first needs it (charCuts): reading the
-	// vocabulary for it would add a sixth to the time o200k_base takes to
-	// load, for text that may hold no CJK.
-	cuts     *[1 << 16]charCut
+	// cuts describes each character of three bytes, and the pairs of
+	// them that tokens join, for appendCut. It is made when a piece first
+	// needs it (charCuts): reading the vocabulary for it would add a
+	// sixth to the time o200k_base takes to load, for text that may hold
+	// no CJK.
+	cuts     *cutTable
 	cutsOnce sync.Once
 	// joins has a bit for every two bytes that some token holds side by
 	// side: BPE never merges across a boundary between two bytes that no
