@@ -1025,8 +1025,8 @@ func (r *Reader) entriesFor(t int, f storeFrame, n int) (int, error) {
 // the record's skeleton and templates are decoded on one core while the
 // dictionary, the longest of a read's decodes, is on the other. Where it
 // is not needed, it costs a core's time, not the record's; it may end
-// after AppendRecord returns (Close does not wait for it), and errors are left for
-// the frames' readers to find. Frames of zstd only: a ppm frame decodes
+// after AppendRecord returns, even after Close (which waits only for its
+// reads), and errors are left for the frames' readers to find. Frames of zstd only: a ppm frame decodes
 // hundreds of times slower.
 func (r *Reader) dictAhead(b int) {
 	fs := r.frames[0]
