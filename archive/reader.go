@@ -1026,8 +1026,8 @@ func (r *Reader) entriesFor(t int, f storeFrame, n int) (int, error) {
 // dictionary, the longest of a read's decodes, is on the other. Where it
 // is not needed, it costs a core's time, not the record's; it may end
 // after AppendRecord returns, even after Close (which waits only for its
-// reads), and errors are left for the frames' readers to find. Frames of zstd only: a ppm frame decodes
-// hundreds of times slower.
+// reads), and errors are left for the frames' readers to find. Frames of
+// zstd only: a ppm frame decodes hundreds of times slower.
 func (r *Reader) dictAhead(b int) {
 	fs := r.frames[0]
 	if len(fs) < 2 || runtime.GOMAXPROCS(0) < 2 {

@@ -62,11 +62,7 @@ func charPairHash(x, y uint16) uint64 { return (uint64(x)<<16 | uint64(y)) * has
 // appendCut writes it out.
 func (ct *cutTable) cuts(b []byte, c charCut) bool {
 	y := b[3]
-	if y&0xf0 != 0xe0 {
-		return false
-	}
-	bit := charCut(1) << (y & 15)
-	return c&bit == 0 || c>>cutPairs&bit != 0 && !ct.joined(b)
+	return y&0xf0 == 0xe0 && (c&(1<<(y&15)) == 0 || c>>cutPairs&(1<<(y&15)) != 0 && !ct.joined(b))
 }
 
 // joined reports whether the pairs filter may hold the two characters of
@@ -225,7 +221,8 @@ func (t *bpeTables) appendCut(dst []uint32, piece []byte, done []uint64, cuts *c
 		c := cuts.chars[charKey(piece[i:])]
 		j := i + 3
 		// cuts.cuts, written out: Go does not inline it, and a call at
-		// every boundary cost cl100k_base's CJK text 4%.
+		// every boundary cost cl100k_base's CJK text several percent
+		// (bench/README.md). TestCutPieces checks what this makes.
 		if y := piece[j]; y&0xf0 != 0xe0 || c&(1<<(y&15)) != 0 && (c>>cutPairs&(1<<(y&15)) == 0 || cuts.joined(piece[i:])) {
 			i = j
 			continue
