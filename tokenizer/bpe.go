@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/m2m-go/m2m/utf8x"
 )
 
 // bpe is the Tokenizer of every encoding: the split pattern by hand
@@ -50,7 +52,7 @@ func (t *bpe) AppendEncode(dst []uint32, text []byte) ([]uint32, error) {
 	if t.tables == nil {
 		return dst, ErrLlama3Unavailable
 	}
-	if !utf8.Valid(text) {
+	if !utf8x.Valid(text) {
 		return dst, &TextError{Offset: invalidAt(text), Err: ErrInvalidUTF8}
 	}
 	var stack [stackPiece/64 + 1]uint64
