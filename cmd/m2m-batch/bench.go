@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/pipeline"
 	"github.com/m2m-go/m2m/tokenizer"
+	"github.com/m2m-go/m2m/utf8x"
 	"github.com/m2m-go/m2m/varint"
 )
 
@@ -203,14 +205,29 @@ func measure(ctx context.Context, budget time.Duration, n int, f func() error) (
 }
 
 // benchKernels times each available kernel of crc (checksums of the
-// corpus' lines, as the codec computes them) and varint (the corpus'
-// cl100k token ids, encoded and decoded), restoring the selection after.
+// corpus' lines, as the codec computes them), utf8x (the lines checked as
+// UTF-8, as the tokenizer checks its text) and varint (the corpus' cl100k
+// token ids, encoded and decoded), restoring the selection after.
 func benchKernels(ctx context.Context, w io.Writer, data []byte, budget time.Duration) error {
 	lines := bytes.SplitAfter(data, []byte{'\n'})
 	var sums []uint32
 	err := eachKernel(w, "crc", func() (string, error) {
 		s, err := measure(ctx, budget, len(data), func() error {
 			sums = crc.AppendChecksums(sums[:0], lines)
+			return nil
+		})
+		return fmt.Sprintf("%.0f", s), err
+	})
+	if err != nil {
+		return err
+	}
+	err = eachKernel(w, "utf8x", func() (string, error) {
+		s, err := measure(ctx, budget, len(data), func() error {
+			for _, l := range lines {
+				if !utf8x.Valid(l) {
+					return errors.New("the corpus is not UTF-8")
+				}
+			}
 			return nil
 		})
 		return fmt.Sprintf("%.0f", s), err
