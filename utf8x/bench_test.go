@@ -30,7 +30,13 @@ func BenchmarkValid(b *testing.B) {
 			}
 			return p[:n/3*3]
 		},
-		"mixed": func(n int) []byte { return text(r, n, true) },
+		"mixed": func(n int) []byte {
+			p := text(r, n, true)
+			for !utf8.Valid(p) {
+				p = p[:len(p)-1] // a character cut at the end
+			}
+			return p
+		},
 	}
 	cputest.Bench(b, "utf8x", func(b *testing.B) {
 		for _, kind := range []string{"ascii", "cjk", "mixed"} {
