@@ -181,7 +181,6 @@ TEXT ·validAVX2(SB), NOSPLIT, $0-33
 	VPXOR   Y8, Y8, Y8
 	VPXOR   Y9, Y9, Y9
 
-	// check ORs into errs the errors of the 32 bytes in, whose 32 bytes before are prev.
 loop:
 	TESTQ     CX, CX
 	JZ        tail

@@ -74,7 +74,7 @@ var classes = []class{
 // and b2's high nibble, the bits of the classes each value is in.
 func tables() (hi1, lo1, hi2 [16]byte) {
 	if len(classes) != 8 {
-		panic("a class a bit of a byte")
+		panic("one class for each bit of a byte")
 	}
 	for bit, c := range classes {
 		for _, v := range c.hi1 {
@@ -96,19 +96,7 @@ func main() {
 	t1, t2, t3 := table("utf8Hi1", hi1), table("utf8Lo1", lo1), table("utf8Hi2", hi2)
 	nibble, third, fourth, top := splat("utf8Nibble", 0x0F), splat("utf8Third", 0xE0-0x80), splat("utf8Fourth", 0xF0-0x80), splat("utf8Top", 0x80)
 
-	incomplete := GLOBL("utf8Incomplete", RODATA|NOPTR)
-	for i := range 32 {
-		v := byte(0xFF)
-		switch i {
-		case 29:
-			v = 0xEF
-		case 30:
-			v = 0xDF
-		case 31:
-			v = 0xBF
-		}
-		DATA(i, U8(v))
-	}
+	incomplete := endsTable()
 
 	TEXT("validAVX2", NOSPLIT, "func(p []byte, tail *[32]byte) bool")
 	Pragma("noescape")
@@ -141,7 +129,8 @@ func main() {
 	VPXOR(prev, prev, prev) // before the input: ASCII
 	VPXOR(errs, errs, errs)
 
-	Comment("check ORs into errs the errors of the 32 bytes in, whose 32 bytes before are prev.")
+	// check ORs into errs the errors of the 32 bytes in, whose 32 bytes
+	// before are prev: emitted in the loop and again for the tail.
 	check := func(in VecVirtual) {
 		// Lanes: [prev's high 16 bytes, in's low 16], so that VPALIGNR,
 		// which works in 128-bit lanes, shifts the bytes before each lane in.
@@ -216,6 +205,26 @@ func table(name string, t [16]byte) Mem {
 	m := GLOBL(name, RODATA|NOPTR)
 	for i := range 32 {
 		DATA(i, U8(t[i%16]))
+	}
+	return m
+}
+
+// endsTable is 32 bytes, each over a block's byte at the same place only
+// where a sequence it starts would run past the block: 0xFF but for the
+// last three, 0xEF, 0xDF and 0xBF.
+func endsTable() Mem {
+	m := GLOBL("utf8Incomplete", RODATA|NOPTR)
+	for i := range 32 {
+		v := byte(0xFF)
+		switch i {
+		case 29:
+			v = 0xEF
+		case 30:
+			v = 0xDF
+		case 31:
+			v = 0xBF
+		}
+		DATA(i, U8(v))
 	}
 	return m
 }
