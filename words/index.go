@@ -7,7 +7,9 @@ import (
 )
 
 // An index finds a table's word by its bytes: open addressing over a power
-// of two slots, at least twice as many as words, each keyed by the word's
+// of two slots, at least twice as many as words (a table's, four times:
+// most words of a text are not in it, and a miss ends at a free slot,
+// found sooner so; AppendEncode +3%), each keyed by the word's
 // first 8 bytes (zero-padded: a word's letters are never 0, so key 0 is a
 // free slot) and its length: most words of a text are 8 letters or fewer,
 // found by one load and compare, where a Go map of strings hashed the
@@ -26,7 +28,7 @@ type slot struct {
 
 // newIndex returns the index of words, and false where two are equal.
 func newIndex(words [][]byte) (index, bool) {
-	x := makeIndex(len(words))
+	x := makeIndex(2 * len(words))
 	for i, w := range words {
 		k := key(w)
 		if x.find(k, w, words) >= 0 {

@@ -56,6 +56,105 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// nextWordBytes is nextWord a byte at a time: its twin.
+func nextWordBytes(b []byte, from int) (int, int) {
+	for i := from; i < len(b); {
+		if b[i] == '\\' {
+			if i+1 < len(b) && isEscaped(b[i+1]) {
+				return i, i + 2
+			}
+			i += 2
+			continue
+		}
+		if !isLetter(b[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(b) && isLetter(b[j]) {
+			j++
+		}
+		if n := j - i; n >= 2 && n <= MaxLen {
+			return i, j
+		}
+		i = j
+	}
+	return len(b), len(b)
+}
+
+// sameWords fails t where nextWord and its twin find other words in b,
+// from every offset.
+func sameWords(t *testing.T, b []byte) {
+	t.Helper()
+	for from := range len(b) + 1 {
+		i, j := nextWord(b, from)
+		wi, wj := nextWordBytes(b, from)
+		if i != wi || j != wj {
+			t.Fatalf("%q from %d: %d-%d, byte by byte %d-%d", b, from, i, j, wi, wj)
+		}
+	}
+}
+
+// TestNextWord: nextWord finds what its twin finds, in every string of
+// up to 3 bytes from an alphabet of each kind of byte (a letter of each
+// case, the bytes either side of the letters' ranges, a backslash, a
+// quote, bytes with the high bit), placed at every offset of 8-byte
+// loads, and in the texts and runs of letters about MaxLen long.
+func TestNextWord(t *testing.T) {
+	alphabet := []byte{'a', 'z', 'A', 'Z', '`', '{', '@', '[', '\\', '"', ' ', 0, 0x80, 0xC1, 0xE1, 0xFA, 0xDA}
+	var b []byte
+	for n := 1; n <= 3; n++ {
+		idx := make([]int, n)
+		for {
+			b = b[:0]
+			for _, k := range idx {
+				b = append(b, alphabet[k])
+			}
+			for pad := range 9 {
+				// Letters before, others after: runs that cross loads.
+				text := append(append(bytes.Repeat([]byte{'q'}, pad), b...), bytes.Repeat([]byte{'.'}, 9-pad)...)
+				sameWords(t, text)
+				sameWords(t, text[pad:])
+			}
+			k := n - 1
+			for k >= 0 && idx[k] == len(alphabet)-1 {
+				idx[k] = 0
+				k--
+			}
+			if k < 0 {
+				break
+			}
+			idx[k]++
+		}
+	}
+	for n := MaxLen - 9; n <= MaxLen+9; n++ {
+		run := bytes.Repeat([]byte{'w'}, n)
+		sameWords(t, append(append([]byte(" "), run...), " x"...))
+		sameWords(t, run)
+	}
+	for _, in := range wordtext.Texts(MaxLen) {
+		sameWords(t, in[:min(len(in), 4096)])
+	}
+	for c := range 256 {
+		x := uint64(c) << 24
+		if got, want := letters(x) != 0, isLetter(byte(c)); got != want {
+			t.Errorf("letters(%#x): %v", c, got)
+		}
+		if got, want := zeroBytes(x|0x0101010100010101) != 0, c == 0; got != want {
+			t.Errorf("zeroBytes with %#x: %v", c, got)
+		}
+	}
+}
+
+// FuzzNextWord: nextWord finds the words its twin finds.
+func FuzzNextWord(f *testing.F) {
+	f.Add([]byte(`The "cat"\nsat \\on the mat\`))
+	f.Add(wordtext.Prose(200, 3))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sameWords(t, b[:min(len(b), 512)])
+	})
+}
+
 // forWords calls f with each word of b.
 func forWords(b []byte, f func(w []byte)) {
 	for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
