@@ -292,21 +292,23 @@ func nextWord(b []byte, from int) (int, int) {
 				continue
 			}
 			p := uint(bits.TrailingZeros64(m)) // the high bit of byte p/8
+			at := i + int(p>>3)
 			if l&m&-m != 0 {
-				var j int
+				// A run of letters starts at at: it ends at the
+				// load's first other byte after it, or past the load.
+				j := i + 8
 				if rest := ^l & hiBits & (^uint64(0) << p); rest != 0 {
 					j = i + bits.TrailingZeros64(rest)>>3
 				} else {
-					j = letterRunEnd(b, i+8)
+					j = letterRunEnd(b, j)
 				}
-				i += int(p >> 3)
-				if n := j - i; n >= 2 && n <= MaxLen {
-					return i, j
+				if n := j - at; n >= 2 && n <= MaxLen {
+					return at, j
 				}
 				i = j
 				continue
 			}
-			i += int(p >> 3)
+			i = at
 		}
 		if b[i] == '\\' {
 			if i+1 < len(b) && isEscaped(b[i+1]) {
