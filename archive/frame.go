@@ -436,8 +436,19 @@ type frameDecoder struct {
 	joinedDict []byte // the dictionary whose bytes joined holds, kept so that its memory is not another's
 	blocks     []int
 	// A frame with a dictionary decodes into spliced: its dictionary's
-	// bytes, then its own. Kept for the next.
+	// bytes, then its own. Kept for the next, but the first: see give.
 	spliced []byte
+	// give, set by a read of a words frame's entries around its call of
+	// decodePrefix, lets the result have the coded text where zstd wrote
+	// it, in spliced, rather than a copy, if d has not given a spliced
+	// buffer before; gave is then the memory the result took. A decoder
+	// gives one buffer in its life, the first: in a process that reads a
+	// record or two (--record N) the copy was on the read's path, into
+	// memory fresh from the system, and the decoder is not used again,
+	// while a Reader that reads on reuses the buffer, its pages touched
+	// (a fresh buffer each read was slower: bench/README.md).
+	give, gaveSplice bool
+	gave             int
 	// The coded text of a words frame (decodeWords), kept for the next.
 	text    []byte
 	unshape unshaper
@@ -519,6 +530,11 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 			return dst, false, corruptf("frame: decodes to %d bytes, its header says %d", len(got), f.rawLen)
 		}
 		if len(got) >= n || whole {
+			if out == nil && d.give && !d.gaveSplice && len(dst) == 0 {
+				// The decoder's buffer, given (see give).
+				d.gave, d.gaveSplice = cap(d.spliced), true
+				d.spliced, out = nil, got
+			}
 			if out == nil {
 				// Out of the decoder's buffer, into memory the size of
 				// what was decoded.
@@ -565,7 +581,10 @@ func (d *frameDecoder) readyText(f frame, n int) int {
 		return 0
 	}
 	m, room := wordsPrefix(f, inner, n)
-	d.text = touch(growCap(d.text[:0], m), m)[:0]
+	if d.gaveSplice {
+		// The buffer the text is copied to, where it is not given.
+		d.text = touch(growCap(d.text[:0], m), m)[:0]
+	}
 	d.readySplice(inner, m)
 	return room
 }

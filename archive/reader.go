@@ -854,7 +854,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 			return nil, 0, blockErr(f.block, corruptf("%d entries found, %d needed of %d", len(s.coded.ends), need, f.count))
 		}
 		s.avail = uint32(len(s.coded.ends))
-		return s, len(s.coded.text) + 4*len(s.coded.ends), nil
+		return s, s.coded.size(), nil
 	}
 	if fr.coder&coderWords != 0 {
 		var kept wordsText

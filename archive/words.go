@@ -280,7 +280,13 @@ type codedEntries struct {
 	text   []byte
 	ends   []uint32 // the offset in text of each entry's markEnd
 	rawLen int      // the frame's: no entry is longer
+	// held is the memory of the buffer text was decoded in, if it was a
+	// decoder's, given (frameDecoder.give): more than text's bytes.
+	held int
 }
+
+// size is the memory c holds, for the Reader's cache.
+func (c *codedEntries) size() int { return max(len(c.text), c.held) + 4*len(c.ends) }
 
 // entry expands entry i, which c holds.
 func (c *codedEntries) entry(i uint32) ([]byte, error) {
@@ -328,7 +334,10 @@ func (d *frameDecoder) decodeCoded(f frame, dict []byte, table *words.Table, n, 
 		if !whole && len(text) < m {
 			buf := d.text[:0]
 			d.text = nil // the result's now
-			if text, whole, err = d.decodePrefix(buf, inner, dict, m); err != nil {
+			d.give, d.gave = true, 0
+			text, whole, err = d.decodePrefix(buf, inner, dict, m)
+			d.give, c.held = false, d.gave
+			if err != nil {
 				return nil, wordsText{}, err
 			}
 		}
