@@ -561,7 +561,7 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 		// Its coded text, as far as decodeWords decodes it, is what the
 		// buffers above are for, and the buffer it is decoded into; the
 		// raw bytes are expanded into what is returned.
-		if room := d.readyText(f, n); room > 0 {
+		if room := d.readyText(f, n, false); room > 0 {
 			return touch(growCap(nil, room), room)
 		}
 	}
@@ -575,14 +575,16 @@ func (d *frameDecoder) ready(f frame, n int) []byte {
 // readyText makes d's buffers ready for the coded text of f, a words
 // frame with a dictionary, as far as its first n raw bytes need, as ready
 // does, and returns the room to expand them into (0: not such a frame).
-func (d *frameDecoder) readyText(f frame, n int) int {
+// entries says the text is for a read of some of f's entries, which d
+// gives its spliced buffer if it has not given one (see give): then the
+// buffer the text would be copied to is not needed.
+func (d *frameDecoder) readyText(f frame, n int, entries bool) int {
 	inner, _, ok := wordsInner(f)
 	if f.coder != coderZstd|coderWords || f.dict < 0 || !ok {
 		return 0
 	}
 	m, room := wordsPrefix(f, inner, n)
-	if d.gaveSplice {
-		// The buffer the text is copied to, where it is not given.
+	if !entries || d.gaveSplice {
 		d.text = touch(growCap(d.text[:0], m), m)[:0]
 	}
 	d.readySplice(inner, m)

@@ -832,7 +832,7 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 			// The dictionary is yet to be decoded, most often on the
 			// other core (dictAhead).
 			if coded {
-				d.readyText(fr, n)
+				d.readyText(fr, n, true)
 			} else {
 				into = d.ready(fr, n)
 			}
