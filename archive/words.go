@@ -309,7 +309,8 @@ func (c *codedEntries) entry(i uint32) ([]byte, error) {
 // has one; a frame with a table of its own returns its table and coded
 // text as decodeWords does, kept from before if kept holds them whole.
 // The text is decoded into d's buffer for it (which readyText may have
-// made ready), and the result keeps it.
+// made ready), or, for a decoder's first, given where zstd wrote it
+// (frameDecoder.give); the result keeps it.
 func (d *frameDecoder) decodeCoded(f frame, dict []byte, table *words.Table, n, need int, kept wordsText) (c *codedEntries, own wordsText, err error) {
 	inner, head, ok := wordsInner(f)
 	if !ok {
