@@ -316,3 +316,88 @@ func TestForgedListing(t *testing.T) {
 		t.Fatalf("with Check: %v", err)
 	}
 }
+
+// TestPlainCopies: a strings segment of half the full number of frames or
+// more, most compressed against its dictionary, has a plain copy of it,
+// which a read by number takes for the dictionary (not decoding its frame)
+// and Decode checks against the frame; a copy that is not what its frame
+// decodes to is an error both ways, never a record.
+func TestPlainCopies(t *testing.T) {
+	in := sample.JSONL()
+	want := split(in)
+	for _, noWords := range []bool{false, true} {
+		t.Run(fmt.Sprint("noWords=", noWords), func(t *testing.T) {
+			packed, counts := write(t, in, Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 4, noWords: noWords}, 1<<20)
+			r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := r.frames[0]
+			copies := 0
+			for i := 0; i < len(fs); i += 4 {
+				if has, should := fs[i].plain != 0, len(fs)-i >= 2; has != should {
+					t.Fatalf("segment of %d frames from block %d: copy %v", min(len(fs)-i, 4), fs[i].block, has)
+				}
+				if fs[i].plain != 0 {
+					copies++
+				}
+			}
+			if copies < 2 || counts.Streams[StreamDicts].Frames != int64(copies) {
+				t.Fatalf("%d copies, %d counted: too few to test", copies, counts.Streams[StreamDicts].Frames)
+			}
+			var rec []byte
+			for n := range r.Records() {
+				if rec, err = r.AppendRecord(rec[:0], n); err != nil || string(rec) != want[n] {
+					t.Fatalf("record %d: %v", n, err)
+				}
+			}
+			for _, f := range fs {
+				if _, ok := r.cache.peek(dictKey(f.block)); ok && f.plain != 0 {
+					t.Fatalf("dictionary block %d decoded, with a plain copy", f.block)
+				}
+			}
+			if err := r.checkPlain(fs[0]); err != nil {
+				t.Fatalf("checkPlain: %v", err)
+			}
+			r.Close()
+			if got, err := readAll(packed); err != nil || !bytes.Equal(got, in) {
+				t.Fatalf("readAll: %v", err)
+			}
+
+			// A copy's text turned by a byte: every read of a record
+			// through it fails, and Decode finds it whatever it reads.
+			bodies := blocksOf(t, packed)
+			p := bodies[fs[0].plain]
+			_, k1, _ := varint.Uvarint64(p[1:])
+			head, k2, _ := varint.Uvarint64(p[1+k1:])
+			text := p[1+k1+k2+int(head):]
+			copy(text, append(text[1:len(text):len(text)], text[0]))
+			bad := frameBodies(bodies)
+			r, err = NewReader(bytes.NewReader(bad), int64(len(bad)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for n := range r.Records() {
+				rec, err = r.AppendRecord(rec[:0], n)
+				if err == nil && string(rec) != want[n] {
+					t.Fatalf("record %d: wrong, and no error", n)
+				}
+				if errors.Is(err, ErrCorrupt) {
+					failed++
+				}
+			}
+			if failed == 0 {
+				t.Error("every record read by number through the bad copy")
+			}
+			r.Close()
+			r, _ = NewReader(bytes.NewReader(bad), int64(len(bad)))
+			if err := r.checkPlain(fs[0]); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("checkPlain: %v, want ErrCorrupt", err)
+			}
+			if _, err := r.Decode(context.Background(), io.Discard, DecodeOptions{}); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Decode: %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}

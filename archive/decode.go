@@ -58,9 +58,13 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 	}
 	var slab pieceSlab
 	stores := map[int]storeFrame{}
+	plains := map[int]storeFrame{} // by the copy's block
 	for _, fs := range r.frames {
 		for _, f := range fs {
 			stores[f.block] = f
+			if f.plain != 0 {
+				plains[f.plain] = f
+			}
 		}
 	}
 	err := flow.Ordered(ctx, workers, 2*workers, int64(workers)*aheadBudget,
@@ -68,6 +72,9 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			return r.schedule(workers, emit)
 		},
 		func(worker int, b int, send func(piece, int) error) error {
+			if f, ok := plains[b]; ok {
+				return r.checkPlain(f)
+			}
 			if f, ok := stores[b]; ok {
 				if dict, coder, ok := r.frameDict(b); ok && dict < 0 && coder&coderWords != 0 {
 					// A segment's first words frame: its coded text first,
@@ -133,7 +140,8 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 }
 
 // schedule emits the blocks Decode works on, records blocks in file order
-// and store frames depth ahead of it. The writer closes a store frame when
+// and store frames depth ahead of it, plain copies of dictionaries (to be
+// checked) where they are. The writer closes a store frame when
 // it is full, so the records blocks written while it filled come before it
 // in the file and refer to it: frame k+depth of a kind is emitted where
 // frame k is in the file (frames 0 to depth-1 at the start), for workers
@@ -165,6 +173,12 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 			}
 		}
 	}
+	plain := map[int]bool{} // plain copies, checked where they are in the file
+	for _, f := range r.frames[0] {
+		if f.plain != 0 {
+			plain[f.plain] = true
+		}
+	}
 	at := [2]int{} // of r.frames[k], the next to meet in the file
 	for b := range r.ix.Blocks() {
 		switch {
@@ -182,7 +196,44 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 			if err := emit(b, 0); err != nil {
 				return err
 			}
+		case plain[b]:
+			if err := emit(b, flow.Side); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// checkPlain checks that the plain copy of strings frame f as a dictionary
+// (f.plain) holds what f decodes to as one: a read of a record by number
+// takes the copy for the frame.
+func (r *Reader) checkPlain(f storeFrame) error {
+	v, _, err := r.loadPlain(f)
+	if err != nil {
+		return err
+	}
+	p := v.(*storeBlock)
+	var s *storeBlock
+	if _, coder, ok := r.frameDict(f.block); ok && coder&coderWords != 0 {
+		v, err := r.cache.get(dictKey(f.block), func() (any, int, error) { return r.loadStore(f.kind, f, asDict, nil) })
+		if err != nil {
+			return err
+		}
+		s, _ = v.(*storeBlock)
+	} else if s, err = r.store(f.kind, f, asDict); err != nil {
+		return err
+	}
+	same := s != nil && (p.words.table == nil) == (s.words.table == nil)
+	if same && p.words.table != nil {
+		same = bytes.Equal(p.words.text, s.words.text) &&
+			bytes.Equal(p.words.table.AppendHeader(nil), s.words.table.AppendHeader(nil)) &&
+			bytes.Equal(p.words.table.AppendList(nil), s.words.table.AppendList(nil))
+	} else if same {
+		same = s.complete && bytes.Equal(p.raw, s.raw)
+	}
+	if !same {
+		return blockErr(f.plain, corruptf("the plain copy of block %d is not what it decodes to", f.block))
 	}
 	return nil
 }
@@ -247,7 +298,7 @@ func checkListing(enc *codec.Encoder, ri *recIndex, line []byte) error {
 }
 
 // checkBlocks checks that every block of the archive is a records block,
-// a store frame the directory lists, or the directory.
+// a store frame or plain copy the directory lists, or the directory.
 func (r *Reader) checkBlocks() error {
 	n := 1 // the directory
 	for b := range r.ix.Blocks() {
@@ -255,7 +306,7 @@ func (r *Reader) checkBlocks() error {
 			n++
 		}
 	}
-	n += len(r.frames[0]) + len(r.frames[1])
+	n += len(r.frames[0]) + len(r.frames[1]) + r.plains
 	if n != r.ix.Blocks() {
 		return corruptf("%d blocks, of which the index and directory account for %d", r.ix.Blocks(), n)
 	}

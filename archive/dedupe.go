@@ -40,7 +40,7 @@ const (
 
 // blockJob is one block on its way to being compressed and written.
 type blockJob struct {
-	kind      byte     // kindRecords, kindStrings, kindTemplates or kindDirectory
+	kind      byte     // kindRecords, kindStrings, kindTemplates, kindPlain or kindDirectory
 	first     uint32   // store blocks: the id of their first entry
 	count     int      // store blocks: entries; records blocks: records
 	index     []byte   // records blocks: the raw index frame
@@ -116,6 +116,22 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		j.coder[0] = body[at]
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[0] = len(body) - at
+	case kindPlain:
+		// The dictionary as the segment's other frames take it: the
+		// coded text of a words frame and its table as stored, or the
+		// raw bytes.
+		text, head := j.raw, []byte(nil)
+		if j.words != nil {
+			j.words.get(e.small)
+			if j.words.table != nil {
+				text, head = j.words.text, j.words.head
+			}
+		}
+		at := len(body)
+		body = varint.AppendUvarint64(body, uint64(j.dictBlock))
+		body = varint.AppendUvarint64(body, uint64(len(head)))
+		body = append(append(body, head...), text...)
+		j.count, j.packed[0] = len(text), len(body)-at
 	case kindDirectory:
 		body = append(body, j.raw...)
 	}
@@ -134,6 +150,8 @@ func (j *blockJob) addTo(c *Counts) {
 		c.Streams[StreamStrings].add(len(j.raw), j.packed[0], j.coder[0])
 	case kindTemplates:
 		c.Streams[StreamTemplates].add(len(j.raw), j.packed[0], j.coder[0])
+	case kindPlain:
+		c.Streams[StreamDicts].add(j.count, j.packed[0], coderStored)
 	}
 	c.Blocks++
 }
@@ -150,6 +168,7 @@ type stream struct {
 	dictBlock int
 	words     *segmentWords // and its words, at the zstd levels
 	inSegment int           // frames made in the segment so far
+	dictUses  int           // of them, compressed against dict
 }
 
 // deduper is the in-order stage of writing: it takes the values out of
@@ -317,7 +336,7 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 	// A frame is closed before it would pass its size, so that a frame and
 	// its dictionary fit the encoder's window (a longer entry alone may).
 	if s.count > 0 && len(s.raw)+len(text)+1 > d.storeFrameSize(s) {
-		if err := d.send(ctx, d.frameJob(s)); err != nil {
+		if err := d.sendFrame(ctx, s); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -345,10 +364,11 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 	if s.kind == kindStrings {
 		if s.inSegment > 0 && fits {
 			j.dict, j.dictBlock, j.words = s.dict, s.dictBlock, s.words
+			s.dictUses++
 		} else if s.inSegment == 0 {
 			// The first frame of a segment: the dictionary of the others.
 			j.isDict, j.free = true, s.dict
-			s.dict, s.dictBlock, s.words = s.raw, d.block, nil
+			s.dict, s.dictBlock, s.words, s.dictUses = s.raw, d.block, nil, 0
 			if d.o.level() < LevelMax && !d.o.noWords {
 				s.words = &segmentWords{raw: s.raw}
 			}
@@ -357,16 +377,58 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 		s.inSegment = (s.inSegment + 1) % d.o.segmentLen()
 	}
 	if s.kind != kindRecords {
-		d.dir = append(d.dir, s.kind)
-		d.dir = varint.AppendUvarint64(d.dir, uint64(d.block-d.dirPrev))
-		d.dir = varint.AppendUvarint64(d.dir, uint64(s.count))
-		d.dirPrev = d.block
-		d.dirN++
+		d.list(s.kind, s.count)
 	}
 	d.block++
 	s.first += uint32(s.count)
 	s.raw, s.ends, s.count = nil, nil, 0
 	return j
+}
+
+// list adds block d.block, of kind and n (its entries; a plain copy's
+// distance back to its dictionary), to the directory.
+func (d *deduper) list(kind byte, n int) {
+	d.dir = append(d.dir, kind)
+	d.dir = varint.AppendUvarint64(d.dir, uint64(d.block-d.dirPrev))
+	d.dir = varint.AppendUvarint64(d.dir, uint64(n))
+	d.dirPrev = d.block
+	d.dirN++
+}
+
+// sendFrame closes the frame of s and sends its block, then, if that
+// ended a strings segment that a plain copy of its dictionary pays for,
+// the copy.
+func (d *deduper) sendFrame(ctx context.Context, s *stream) error {
+	if err := d.send(ctx, d.frameJob(s)); err != nil {
+		return err
+	}
+	if s.kind == kindStrings && s.inSegment == 0 {
+		return d.sendPlain(ctx, s, d.o.segmentLen())
+	}
+	return nil
+}
+
+// sendPlain sends a plain copy of the dictionary of s, a strings segment
+// of frames frames now ended, if it pays: at the zstd levels, for a
+// segment of half the full number of frames or more, most of them
+// compressed against it. A record read by number decodes its strings
+// frame spliced behind its dictionary (frameDecoder.zstdInput), whose
+// zstd decoding, 3 MB of coded text from a fresh process, was the
+// longest step of m2m-batch --record N on a GiB archive; a copy is read
+// as it is. It costs 1-2% of such a segment (strings compress 3.5x:
+// about 300 MB a full segment, 3 MB a copy). Smaller archives, whose
+// segments are short, pay nothing.
+func (d *deduper) sendPlain(ctx context.Context, s *stream, frames int) error {
+	full := d.o.segmentLen()
+	if d.o.level() == LevelMax || s.dict == nil || frames < max(full/2, 1) || s.dictUses < max(frames/2, 1) {
+		return nil
+	}
+	// raw is the segment's dictionary, which its next first frame frees
+	// once written (after this job): isDict keeps release from freeing it.
+	j := &blockJob{kind: kindPlain, raw: s.dict, dictBlock: s.dictBlock, words: s.words, isDict: true}
+	d.list(kindPlain, d.block-s.dictBlock)
+	d.block++
+	return d.send(ctx, j)
 }
 
 func (d *deduper) send(ctx context.Context, j *blockJob) error {
@@ -381,8 +443,14 @@ func (d *deduper) send(ctx context.Context, j *blockJob) error {
 // finish closes the store frames and makes the directory.
 func (d *deduper) finish(ctx context.Context) error {
 	for i := range d.store {
-		if d.store[i].count > 0 {
-			if err := d.send(ctx, d.frameJob(&d.store[i])); err != nil {
+		s := &d.store[i]
+		if s.count > 0 {
+			if err := d.sendFrame(ctx, s); err != nil {
+				return err
+			}
+		}
+		if s.kind == kindStrings && s.inSegment > 0 { // the last segment, not full
+			if err := d.sendPlain(ctx, s, s.inSegment); err != nil {
 				return err
 			}
 		}

@@ -22,13 +22,15 @@
 // blocks ('R'), one per 8 MiB of input, and store blocks of strings ('S')
 // and templates ('T'), 4 and 2 MiB of entries each (16 MiB both at
 // LevelMax; any size Options.FrameSize asks, up to 16 MiB: readers take
-// what they find), in the order the writer closes them, then the
-// directory ('D'). uvarint is unsigned LEB128.
+// what they find), in the order the writer closes them, plain copies of
+// large segments' dictionaries ('P', below), then the directory ('D').
+// uvarint is unsigned LEB128.
 //
 //	records   = 'R' | uvarint records | frame(index) | frame(skeletons) | ends
 //	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries) | ends
 //	templates = 'T' | uvarint first_id | uvarint entries | frame(entries) | ends
-//	directory = 'D' | uvarint version | uvarint frames | (kind | uvarint block_delta | uvarint entries)*
+//	plain     = 'P' | uvarint dict_block | uvarint table_len | table | text
+//	directory = 'D' | uvarint version | uvarint entries | (kind | uvarint block_delta | uvarint n)*
 //	frame     = coder | uvarint dict | uvarint raw_len | uvarint data_len | data
 //	ends      = uvarint steps | uvarint count * steps
 //
@@ -117,12 +119,27 @@
 // recur with the nesting, where ids only grow (a log of logprobs, every
 // token a template: its templates' text a third smaller at zstd -3).
 //
-// The directory starts with the version of the layout, [Version] (5): a
+// The directory starts with the version of the layout, [Version] (6): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
-// blocks in order: kind, block number (as a delta from the previous
-// entry's; the first from 0) and number of entries. Entries are numbered
-// from 0 in each kind, in the order of the blocks. Records blocks are
-// found by the container's index, the only blocks with records.
+// blocks and plain copies in order: kind, block number (as a delta from
+// the previous entry's; the first from 0) and n: a store block's number
+// of entries, a plain copy's distance back to its dictionary's block.
+// Entries are numbered from 0 in each kind, in the order of the blocks.
+// Records blocks are found by the container's index, the only blocks
+// with records.
+//
+// A plain copy holds a strings segment's dictionary, block dict_block, as
+// the segment's other frames take it, uncompressed: a words frame's table
+// as it stores it and its coded text, or (table_len 0) its raw bytes. The
+// writer adds one, after the segment's last frame, to a segment of 128
+// frames or more (half of a full one), most of them compressed against
+// the dictionary, at the zstd levels: a record read by number then reads
+// its dictionary as it is, where decoding it (3 MB of coded text) was the
+// longest step of a fresh process's read on a GiB archive (m2m-batch
+// --record N, medians 17.1 -> 14.9 ms, bench/README.md). It costs 1-2% of
+// such a segment (0.8% of the GiB archive); archives under some 2 GB of
+// input, whose segments are shorter, have none. A reader may ignore
+// copies; Decode checks each against its frame.
 //
 // # Dedupe
 //

@@ -12,6 +12,7 @@ const (
 	kindRecords   = 'R'
 	kindStrings   = 'S'
 	kindTemplates = 'T'
+	kindPlain     = 'P'
 	kindDirectory = 'D'
 )
 
@@ -33,7 +34,7 @@ const (
 // Version is the layout of the archives this package writes, the first
 // field of their directory. A Reader refuses any other with ErrVersion,
 // saying which it found.
-const Version = 5
+const Version = 6
 
 // ErrVersion is what the error about an archive of another layout wraps.
 var ErrVersion = errors.New("archive: a layout of another version")

@@ -28,6 +28,7 @@ import (
 type Reader struct {
 	ix        *container.Index
 	frames    [2][]storeFrame // strings and templates frames, by first id
+	plains    int             // plain copies of dictionaries
 	total     [2]uint32       // entries of each kind
 	cache     cache
 	hot       hotEntries
@@ -46,6 +47,7 @@ type storeFrame struct {
 	first uint32
 	count int
 	kind  int // 0 strings, 1 templates
+	plain int // the block of a plain copy of it as a dictionary (kindPlain), if not 0
 }
 
 // NewReader opens the archive ra of size bytes: it reads the container's
@@ -90,7 +92,10 @@ func NewIndexReader(ix *container.Index) (*Reader, error) {
 }
 
 // parseDirectory reads the directory: per store frame, its kind, its
-// block (as a delta from the one before) and its number of entries.
+// block (as a delta from the one before) and its number of entries; per
+// plain copy of a dictionary, its block and how many blocks before it its
+// dictionary's frame is, a strings frame listed before it, with no copy
+// before.
 func (r *Reader) parseDirectory(b []byte, blocks int) error {
 	n, k, err := varint.Uvarint64(b)
 	if err != nil || n > uint64(blocks) {
@@ -110,6 +115,18 @@ func (r *Reader) parseDirectory(b []byte, blocks int) error {
 		count, k2, err2 := varint.Uvarint64(b[1+k1:])
 		b = b[1+k1+k2:]
 		block := prev + int(delta)
+		if err2 == nil && kind == kindPlain && delta <= uint64(blocks) && block < blocks && (i == 0 || delta > 0) {
+			fs := r.frames[0]
+			dict := block - int(min(count, uint64(blocks)))
+			j := sort.Search(len(fs), func(j int) bool { return fs[j].block >= dict })
+			if count == 0 || j == len(fs) || fs[j].block != dict || fs[j].plain != 0 {
+				return corruptf("plain copy in block %d of a dictionary in block %d", block, dict)
+			}
+			fs[j].plain = block
+			r.plains++
+			prev = block
+			continue
+		}
 		switch {
 		case err2 != nil || delta > uint64(blocks) || block >= blocks || (i > 0 && delta == 0):
 			return corruptf("bad entry")
@@ -589,6 +606,7 @@ type storeBlock struct {
 	raw      []byte
 	avail    uint32
 	complete bool // all of the frame is in raw: it may serve as a dictionary, but for a words frame (words)
+	plain    bool // a plain copy of the frame as a dictionary (loadPlain), with no entry
 	// A words frame with a table of its own: the table and its coded text,
 	// the dictionary of the other frames of its segment.
 	words wordsText
@@ -809,11 +827,13 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 	}
 	if prev == nil && !dict && fr.coder&coderWords != 0 && fr.dict < 0 {
 		// Its coded text, if it is decoded or being decoded as a
-		// dictionary.
-		if v, ok := r.cache.wait(dictKey(f.block)); ok {
-			if s, ok := v.(*storeBlock); ok && s.kind == t {
-				prev = s
-			}
+		// dictionary, or read from its plain copy.
+		v, ok := r.cache.wait(dictKey(f.block))
+		if !ok && f.plain != 0 {
+			v, ok = r.cache.peek(f.plain)
+		}
+		if s, _ := v.(*storeBlock); ok && s != nil && s.kind == t {
+			prev = s
 		}
 	}
 	d := r.decoder()
@@ -837,7 +857,8 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 				into = d.ready(fr, n)
 			}
 		}
-		if dictText, table, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM); err != nil {
+		dictText, table, err = r.dictionary(t, f, fr.dict, fr.base() == coderPPM)
+		if err != nil {
 			return nil, 0, err
 		}
 	}
@@ -931,7 +952,17 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		return s.raw[:min(len(s.raw), ppmDict)], nil, nil
 	}
 	var s *storeBlock
-	if v, ok := r.cache.wait(dictKey(dict)); ok {
+	if _, ok := r.cache.peek(dictKey(dict)); !ok && fs[i].plain != 0 {
+		// Its plain copy, read as it is, not decoded.
+		v, err := r.cache.get(fs[i].plain, func() (any, int, error) { return r.loadPlain(fs[i]) })
+		if err != nil {
+			return nil, nil, err
+		}
+		s, _ = v.(*storeBlock)
+		if s == nil || s.kind != t || !s.plain {
+			return nil, nil, blockErr(fs[i].plain, corruptf("not the plain copy the directory says"))
+		}
+	} else if v, ok := r.cache.wait(dictKey(dict)); ok {
 		s, _ = v.(*storeBlock)
 	} else if _, coder, ok := r.frameDict(dict); ok && coder&coderWords != 0 {
 		v, err := r.cache.get(dictKey(dict), func() (any, int, error) { return r.loadStore(t, fs[i], asDict, nil) })
@@ -950,6 +981,50 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		return s.words.text, s.words.table, nil
 	}
 	return s.raw, nil, nil
+}
+
+// loadPlain reads the plain copy of strings frame f as a dictionary
+// (f.plain): a storeBlock holding, as f decoded as a dictionary would,
+// f's coded text and table if it is a words frame, else its raw bytes,
+// but no entry. The text is the block's bytes, kept.
+//
+//	plain = 'P' | uvarint dict_block | uvarint table_len | table | text
+//
+// Nothing here checks that the copy is f's: a record read through a copy
+// that is not has its CRC-32 wrong, and Decode checks every copy against
+// its frame (checkPlain).
+func (r *Reader) loadPlain(f storeFrame) (any, int, error) {
+	blk, done, err := r.block(f.plain)
+	if err != nil {
+		return nil, 0, err
+	}
+	body := blk.Body
+	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kindPlain || blk.Records != 0 {
+		done()
+		return nil, 0, blockErr(f.plain, corruptf("not a %c block", kindPlain))
+	}
+	dict, k1, err1 := varint.Uvarint64(body[1:])
+	headLen, k2, err2 := varint.Uvarint64(body[1+k1:])
+	rest := body[1+k1+k2:]
+	if err1 != nil || err2 != nil || dict != uint64(f.block) || headLen > uint64(len(rest)) {
+		done()
+		return nil, 0, blockErr(f.plain, corruptf("plain copy of block %d, the directory says %d", dict, f.block))
+	}
+	s := &storeBlock{kind: f.kind, first: f.first, plain: true}
+	if headLen > 0 {
+		d := r.decoder()
+		s.words.table, err = d.wordTable(rest[:headLen])
+		r.decs.Put(d)
+		if err != nil {
+			done()
+			return nil, 0, blockErr(f.plain, err)
+		}
+		s.words.text, s.words.whole = rest[headLen:], true
+	} else {
+		s.raw = rest
+	}
+	// The block's memory is the text's now: done is not called.
+	return s, len(rest), nil
 }
 
 // dictKey is the cache's key for words frame b as a dictionary: its coded

@@ -141,11 +141,12 @@ const (
 	StreamSkeletons        // records with their stored values taken out
 	StreamStrings          // stored JSON strings
 	StreamTemplates        // stored objects and arrays, their stored values taken out
+	StreamDicts            // large strings segments' dictionaries, stored again uncompressed (see kindPlain)
 	numStreams
 )
 
 // StreamNames are the streams' names, by number.
-var StreamNames = [numStreams]string{"index", "skeletons", "strings", "templates"}
+var StreamNames = [numStreams]string{"index", "skeletons", "strings", "templates", "dicts"}
 
 // A Writer writes an archive of the JSONL written to it: each line a
 // record, every JSON value of MinSize bytes or more stored once in the

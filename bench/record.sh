@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# record.sh REV ARCHIVE: time `m2m-batch --record N`, a fresh process for
-# each record (what a user's script that prints one record pays: start,
-# reading the archive's index, decoding, exit), for m2m-batch built at git
-# revision REV against m2m-batch built from the working tree, on the same
-# records of ARCHIVE (an archive either build reads), alternating the two
+# record.sh REV ARCHIVE [NEW_ARCHIVE]: time `m2m-batch --record N`, a fresh
+# process for each record (what a user's script that prints one record
+# pays: start, reading the archive's index, decoding, exit), for m2m-batch
+# built at git revision REV against m2m-batch built from the working tree,
+# on the same records of ARCHIVE (an archive either build reads; or, across
+# a change of layout, REV's reads ARCHIVE and the working tree's
+# NEW_ARCHIVE, both written from the same input), alternating the two
 # binaries record by record. Prints one line per read in the Go benchmark
 # format (build=old is REV, build=new the working tree), then the mean and
 # median of each and new/old. The records are RECORDS (default 20) drawn at
@@ -17,8 +19,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rev=${1:?usage: record.sh REV ARCHIVE}
-archive=${2:?usage: record.sh REV ARCHIVE}
+rev=${1:?usage: record.sh REV ARCHIVE [NEW_ARCHIVE]}
+archive=${2:?usage: record.sh REV ARCHIVE [NEW_ARCHIVE]}
+declare -A file=([old]=$archive [new]=${3:-$archive})
 records=${RECORDS:-20}
 rounds=${ROUNDS:-2}
 work=$(mktemp -d)
@@ -29,9 +32,9 @@ git archive "$rev" | tar -x -C "$work/src"
 (cd "$work/src" && go build -o "$work/old" ./cmd/m2m-batch)
 go build -o "$work/new" ./cmd/m2m-batch
 
-total=$("$work/new" -l "$archive" | sed -n 's/.*archive, \([0-9]*\) records.*/\1/p' | head -1)
+total=$("$work/new" -l "${file[new]}" | sed -n 's/.*archive, \([0-9]*\) records.*/\1/p' | head -1)
 if [ -z "$total" ] || [ "$total" -eq 0 ]; then
-	echo "record.sh: $archive: no records listed" >&2
+	echo "record.sh: ${file[new]}: no records listed" >&2
 	exit 1
 fi
 RANDOM=7
@@ -40,13 +43,13 @@ for _ in $(seq "$records"); do
 	picks+=($(((RANDOM * 32768 + RANDOM) % total)))
 done
 
-echo "# $(git rev-parse --short "$rev") ($rev) against the working tree at $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+changes'), m2m-batch --record N of $archive ($total records)"
+echo "# $(git rev-parse --short "$rev") ($rev) against the working tree at $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+changes'), m2m-batch --record N of ${file[old]} (old), ${file[new]} (new) ($total records)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores; $(go version | cut -d' ' -f3-4); load $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$rounds"); do
 	for n in "${picks[@]}"; do
 		for b in old new; do
 			start=$(date +%s%N)
-			"$work/$b" --record "$n" "$archive" > "$work/$b.out"
+			"$work/$b" --record "$n" "${file[$b]}" > "$work/$b.out"
 			end=$(date +%s%N)
 			printf 'BenchmarkRecordN/build=%s\t1\t%d ns/op\n' "$b" $((end - start))
 		done

@@ -228,6 +228,9 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 			fmt.Fprintf(w, "  %-10s %7s %12s %12s %6s %7s\n", "stream", "frames", "raw", "compressed", "ratio", "of file")
 			var packed int64
 			for i, sc := range a.Streams {
+				if sc.Frames == 0 && i == archive.StreamDicts {
+					continue // an archive too small for plain copies
+				}
 				packed += sc.Packed
 				fmt.Fprintf(w, "  %-10s %7d %12d %12d %6.2f %6.1f%%\n", archive.StreamNames[i], sc.Frames, sc.Raw, sc.Packed,
 					ratioOf(sc.Raw, sc.Packed), percentOf(sc.Packed, l.Compressed))
