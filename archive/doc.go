@@ -136,7 +136,7 @@
 // the dictionary, at the zstd levels: a record read by number then reads
 // its dictionary as it is, where decoding it (3 MB of coded text) was the
 // longest step of a fresh process's read on a GiB archive (m2m-batch
-// --record N, medians 17.1 -> 14.9 ms, bench/README.md). It costs 1-2% of
+// --record N, medians 17.17 -> 14.84 ms, bench/README.md). It costs 1-2% of
 // such a segment (0.8% of the GiB archive); archives under some 2 GB of
 // input, whose segments are shorter, have none. A reader may ignore
 // copies; Decode checks each against its frame.
