@@ -58,15 +58,12 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 	}
 	var slab pieceSlab
 	stores := map[int]storeFrame{}
-	plains := map[int]storeFrame{} // by the copy's block
 	for _, fs := range r.frames {
 		for _, f := range fs {
 			stores[f.block] = f
-			if f.plain != 0 {
-				plains[f.plain] = f
-			}
 		}
 	}
+	plains := r.plainCopies()
 	err := flow.Ordered(ctx, workers, 2*workers, int64(workers)*aheadBudget,
 		func(ctx context.Context, emit func(int, int) error) error {
 			return r.schedule(workers, emit)
@@ -173,12 +170,8 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 			}
 		}
 	}
-	plain := map[int]bool{} // plain copies, checked where they are in the file
-	for _, f := range r.frames[0] {
-		if f.plain != 0 {
-			plain[f.plain] = true
-		}
-	}
+	// Plain copies are checked where they are in the file.
+	plains := r.plainCopies()
 	at := [2]int{} // of r.frames[k], the next to meet in the file
 	for b := range r.ix.Blocks() {
 		switch {
@@ -196,13 +189,25 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 			if err := emit(b, 0); err != nil {
 				return err
 			}
-		case plain[b]:
+		case plains[b].plain != 0:
 			if err := emit(b, flow.Side); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// plainCopies returns the strings frames that have plain copies of
+// themselves as dictionaries, by the copies' blocks.
+func (r *Reader) plainCopies() map[int]storeFrame {
+	m := map[int]storeFrame{}
+	for _, f := range r.frames[0] {
+		if f.plain != 0 {
+			m[f.plain] = f
+		}
+	}
+	return m
 }
 
 // checkPlain checks that the plain copy of strings frame f as a dictionary

@@ -27,10 +27,8 @@ rounds=${ROUNDS:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mkdir "$work/src"
-git archive "$rev" | tar -x -C "$work/src"
-(cd "$work/src" && go build -o "$work/old" ./cmd/m2m-batch)
-go build -o "$work/new" ./cmd/m2m-batch
+. bench/build.sh
+build_pair "$rev" "$work"
 
 total=$("$work/new" -l "${file[new]}" | sed -n 's/.*archive, \([0-9]*\) records.*/\1/p' | head -1)
 if [ -z "$total" ] || [ "$total" -eq 0 ]; then

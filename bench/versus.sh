@@ -25,10 +25,8 @@ args=${ARGS:--T0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mkdir "$work/src"
-git archive "$rev" | tar -x -C "$work/src"
-(cd "$work/src" && go build -o "$work/old" ./cmd/m2m-batch)
-go build -o "$work/new" ./cmd/m2m-batch
+. bench/build.sh
+build_pair "$rev" "$work"
 size=$(stat -c %s "$in")
 
 for b in old new; do
