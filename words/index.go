@@ -45,7 +45,16 @@ func makeIndex(n int) index {
 	for size < 2*n {
 		size *= 2
 	}
-	return index{slots: make([]slot, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	slots := make([]slot, size)
+	// Written before it is read: a page of fresh memory that is read first
+	// maps the system's zero page, and its first write then faults again
+	// and flushes the TLB of every core the process runs on (a fresh
+	// process reading one record spent ~1 ms of its dictionary's word
+	// table so: perf, bench/README.md).
+	for i := 0; i < len(slots); i += 4096 / 16 {
+		slots[i].n = 0
+	}
+	return index{slots: slots, shift: uint(64 - bits.TrailingZeros(uint(size)))}
 }
 
 // insert adds word number num, of key k and length n, which x does not
