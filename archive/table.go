@@ -57,7 +57,14 @@ func newTableOf(slots int) *table {
 	// Huge pages where fresh: the table is filled at random, by the one
 	// goroutine that dedupes, which faulted its 4 KiB pages one by one
 	// (5.5 of 29 thousand faults archiving dev100).
-	return &table{slots: huge.Slice[slot](slots), mask: uint64(slots/bucketSlots - 1)}
+	// Written before it is read, as words' index is: a fresh page read
+	// first maps the zero page, and its first write then faults again and
+	// flushes the TLB of every core the process runs on.
+	s := huge.Slice[slot](slots)
+	for i := 0; i < len(s); i += 4096 / 24 {
+		s[i].when = 0
+	}
+	return &table{slots: s, mask: uint64(slots/bucketSlots - 1)}
 }
 
 // probe returns the i'th bucket key k may be in.
