@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/m2m-go/m2m/internal/huge"
 )
 
 // An index finds a table's word by its bytes: open addressing over a power
@@ -45,15 +47,8 @@ func makeIndex(n int) index {
 	for size < 2*n {
 		size *= 2
 	}
-	slots := make([]slot, size)
-	// Written before it is read: a page of fresh memory that is read first
-	// maps the system's zero page, and its first write then faults again
-	// and flushes the TLB of every core the process runs on (a fresh
-	// process reading one record spent ~1 ms of its dictionary's word
-	// table so: perf, bench/README.md).
-	for i := 0; i < len(slots); i += 4096 / 16 {
-		slots[i].n = 0
-	}
+	// Written before it is read: probes read slots (huge.Touch).
+	slots := huge.Touch(make([]slot, size))
 	return index{slots: slots, shift: uint(64 - bits.TrailingZeros(uint(size)))}
 }
 

@@ -96,3 +96,23 @@ func resident(n int) bool {
 	metrics.Read(s)
 	return s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() >= uint64(n)
 }
+
+// Touch writes the zero value over an element in every 4 KiB page of s,
+// which must be all zero values (fresh from make or Slice), and returns
+// s. Call it on a table that is read before it is written, as a hash
+// table's probes read a slot before filling it: a fresh page read first
+// maps the system's zero page, and its first write then faults again and
+// flushes the TLB of every core the process runs on (a word table's index
+// so cost a fresh process reading one record ~1 ms: bench/README.md).
+func Touch[T any](s []T) []T {
+	size := unsafe.Sizeof(*new(T))
+	if size == 0 {
+		return s
+	}
+	step := max(int(4096/size), 1)
+	var zero T
+	for i := 0; i < len(s); i += step {
+		s[i] = zero
+	}
+	return s
+}

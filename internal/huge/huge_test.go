@@ -35,3 +35,23 @@ func TestAdviseShapes(t *testing.T) {
 		t.Fatal("advised memory changed")
 	}
 }
+
+func TestTouch(t *testing.T) {
+	type wide struct{ a [5000]byte }
+	type slot struct{ a, b uint64 }
+	if s := Touch(make([]slot, 10000)); len(s) != 10000 || s[0] != (slot{}) || s[9999] != (slot{}) {
+		t.Errorf("Touch changed a fresh slice of slots")
+	}
+	w := Touch(make([]wide, 3))
+	for i := range w {
+		if w[i] != (wide{}) {
+			t.Errorf("Touch changed element %d of a slice of 5000-byte elements", i)
+		}
+	}
+	if s := Touch(make([]struct{}, 5)); len(s) != 5 {
+		t.Errorf("Touch of zero-size elements: len %d", len(s))
+	}
+	if s := Touch[byte](nil); s != nil {
+		t.Errorf("Touch(nil) = %v", s)
+	}
+}
