@@ -370,7 +370,7 @@ func TestSchedule(t *testing.T) {
 
 func testSchedule(t *testing.T, r *Reader, depth int) {
 	var order []int
-	if err := r.schedule(depth, func(b, _ int) error { order = append(order, b); return nil }); err != nil {
+	if err := r.schedule(depth, r.plainCopies(), func(b, _ int) error { order = append(order, b); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	pos := map[int]int{}

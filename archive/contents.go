@@ -100,12 +100,11 @@ func (r *Reader) Contents() (*Contents, error) {
 			}
 			add(s, f, len(rest))
 		case kindPlain:
-			_, k1, err1 := varint.Uvarint64(body[1:])
-			headLen, k2, err2 := varint.Uvarint64(body[1+k1:])
-			if err1 != nil || err2 != nil || headLen > uint64(len(body)-1-k1-k2) {
+			_, _, text, ok := parsePlain(body)
+			if !ok {
 				return nil, blockErr(b, corruptf("plain copy header"))
 			}
-			c.Streams[StreamDicts].add(len(body)-1-k1-k2-int(headLen), len(body)-1, coderStored)
+			c.Streams[StreamDicts].add(len(text), len(body)-1, coderStored)
 		default:
 			return nil, blockErr(b, fmt.Errorf("%w: block of kind %q", ErrCorrupt, body[0]))
 		}

@@ -367,10 +367,7 @@ func TestPlainCopies(t *testing.T) {
 			// A copy's text turned by a byte: every read of a record
 			// through it fails, and Decode finds it whatever it reads.
 			bodies := blocksOf(t, packed)
-			p := bodies[fs[0].plain]
-			_, k1, _ := varint.Uvarint64(p[1:])
-			head, k2, _ := varint.Uvarint64(p[1+k1:])
-			text := p[1+k1+k2+int(head):]
+			_, _, text, _ := parsePlain(bodies[fs[0].plain])
 			copy(text, append(text[1:len(text):len(text)], text[0]))
 			bad := frameBodies(bodies)
 			r, err = NewReader(bytes.NewReader(bad), int64(len(bad)))

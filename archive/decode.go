@@ -66,7 +66,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 	plains := r.plainCopies()
 	err := flow.Ordered(ctx, workers, 2*workers, int64(workers)*aheadBudget,
 		func(ctx context.Context, emit func(int, int) error) error {
-			return r.schedule(workers, emit)
+			return r.schedule(workers, plains, emit)
 		},
 		func(worker int, b int, send func(piece, int) error) error {
 			if f, ok := plains[b]; ok {
@@ -137,8 +137,8 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 }
 
 // schedule emits the blocks Decode works on, records blocks in file order
-// and store frames depth ahead of it, plain copies of dictionaries (to be
-// checked) where they are. The writer closes a store frame when
+// and store frames depth ahead of it, plain copies of dictionaries
+// (plainCopies, to be checked) where they are. The writer closes a store frame when
 // it is full, so the records blocks written while it filled come before it
 // in the file and refer to it: frame k+depth of a kind is emitted where
 // frame k is in the file (frames 0 to depth-1 at the start), for workers
@@ -152,7 +152,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 // jobs in order, a ppm frame, decoded for seconds, held up the blocks
 // before it in the file that other workers had done, until their
 // output filled the budget and those workers stopped too.)
-func (r *Reader) schedule(depth int, emit func(int, int) error) error {
+func (r *Reader) schedule(depth int, plains map[int]storeFrame, emit func(int, int) error) error {
 	next := [2]int{} // of r.frames[k], the next to emit
 	ahead := func(k int) error {
 		if next[k] >= len(r.frames[k]) {
@@ -170,8 +170,6 @@ func (r *Reader) schedule(depth int, emit func(int, int) error) error {
 			}
 		}
 	}
-	// Plain copies are checked where they are in the file.
-	plains := r.plainCopies()
 	at := [2]int{} // of r.frames[k], the next to meet in the file
 	for b := range r.ix.Blocks() {
 		switch {

@@ -1003,28 +1003,39 @@ func (r *Reader) loadPlain(f storeFrame) (any, int, error) {
 		done()
 		return nil, 0, blockErr(f.plain, corruptf("not a %c block", kindPlain))
 	}
-	dict, k1, err1 := varint.Uvarint64(body[1:])
-	headLen, k2, err2 := varint.Uvarint64(body[1+k1:])
-	rest := body[1+k1+k2:]
-	if err1 != nil || err2 != nil || dict != uint64(f.block) || headLen > uint64(len(rest)) {
+	dict, head, text, ok := parsePlain(body)
+	if !ok || dict != uint64(f.block) {
 		done()
 		return nil, 0, blockErr(f.plain, corruptf("plain copy of block %d, the directory says %d", dict, f.block))
 	}
 	s := &storeBlock{kind: f.kind, first: f.first, plain: true}
-	if headLen > 0 {
+	if len(head) > 0 {
 		d := r.decoder()
-		s.words.table, err = d.wordTable(rest[:headLen])
+		s.words.table, err = d.wordTable(head)
 		r.decs.Put(d)
 		if err != nil {
 			done()
 			return nil, 0, blockErr(f.plain, err)
 		}
-		s.words.text, s.words.whole = rest[headLen:], true
+		s.words.text, s.words.whole = text, true
 	} else {
-		s.raw = rest
+		s.raw = text
 	}
 	// The block's memory is the text's now: done is not called.
-	return s, len(rest), nil
+	return s, len(head) + len(text), nil
+}
+
+// parsePlain splits body, a plain copy's block (loadPlain), into the
+// block of the frame it copies, its word table (empty: none) and its
+// text; ok is false where its header does not parse.
+func parsePlain(body []byte) (dict uint64, head, text []byte, ok bool) {
+	dict, k1, err1 := varint.Uvarint64(body[1:])
+	headLen, k2, err2 := varint.Uvarint64(body[1+k1:])
+	rest := body[1+k1+k2:]
+	if err1 != nil || err2 != nil || headLen > uint64(len(rest)) {
+		return dict, nil, nil, false
+	}
+	return dict, rest[:headLen], rest[headLen:], true
 }
 
 // dictKey is the cache's key for words frame b as a dictionary: its coded
