@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	brrr "github.com/molecule-man/go-brrr"
 
+	m2mbrotli "github.com/m2m-go/m2m/brotli"
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/internal/cputime"
 	"github.com/m2m-go/m2m/internal/sample"
@@ -86,9 +87,12 @@ func recordCodecs(tb testing.TB) []recordCodec {
 	tenc, _ := codec.NewEncoder()
 	tdec, _ := codec.NewDecoder()
 
-	// Raw Brotli with one writer reset for each record: what an M2M v1
-	// frame carries, without the frame, with the codec's encoder and
-	// decoder (go-brrr's). The framing tax is m2m against it.
+	// Raw Brotli: what an M2M v1 frame carries, without the frame, with
+	// the codec's encoder (package brotli's) and decoder (go-brrr's). The
+	// framing tax is m2m against it.
+	own := m2mbrotli.NewEncoder()
+	// The same with go-brrr's encoder at the reference's quality, one
+	// writer reset for each record.
 	var sink bytes.Buffer
 	pooled, err := brrr.NewWriterOptions(&sink, quality, brrr.WriterOptions{LGWin: window})
 	if err != nil {
@@ -132,6 +136,7 @@ func recordCodecs(tb testing.TB) []recordCodec {
 			return out, err
 		}},
 		{"tokennative", tenc.AppendTokenNativeBinary, tdec.AppendTokenNativeBinary},
+		{"brotli-m2m", func(dst, rec []byte) ([]byte, error) { return own.AppendEncode(dst, rec), nil }, pooledDecode},
 		{"brotli-pooled", func(dst, rec []byte) ([]byte, error) {
 			sink.Reset()
 			pooled.Reset(&sink)

@@ -7,11 +7,14 @@ import (
 	"slices"
 
 	brrr "github.com/molecule-man/go-brrr"
+
+	"github.com/m2m-go/m2m/brotli"
 )
 
 // The reference's Brotli parameters for M2M v1 payloads. The wire format
-// does not fix them (any valid stream decodes), but these make our frames
-// byte-identical to the reference's.
+// does not fix them (any valid stream decodes), but at these go-brrr's
+// encoder (WithQuality, WithWindow) makes our frames byte-identical to the
+// reference's.
 const (
 	defaultQuality = 5
 	defaultWindow  = 22
@@ -26,15 +29,20 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// compressor is a reusable Brotli encoder: go-brrr's Writer, which writes
-// the same streams as C brotli (and as andybalholm/brotli, which the
-// tests cross-check it against) in about 60% of the time (see doc.go).
+// compressor is a reusable Brotli encoder: package brotli's (own), or
+// go-brrr's Writer, which writes the same streams as C brotli (and as
+// andybalholm/brotli, which the tests cross-check it against) in about
+// 60% of the time (see doc.go).
 type compressor struct {
+	own             *brotli.Encoder
 	w               *brrr.Writer
 	sink            appendWriter
-	quality, window int
+	quality, window int // go-brrr's
 }
 
+func newOwnCompressor() *compressor { return &compressor{own: brotli.NewEncoder()} }
+
+// newCompressor returns go-brrr's encoder at quality and window.
 func newCompressor(quality, window int) *compressor {
 	c := &compressor{quality: quality, window: window}
 	var err error
@@ -46,6 +54,9 @@ func newCompressor(quality, window int) *compressor {
 
 // appendCompressed appends a complete Brotli stream of src to dst.
 func (c *compressor) appendCompressed(dst, src []byte) []byte {
+	if c.own != nil {
+		return c.own.AppendEncode(dst, src)
+	}
 	c.sink.b = dst
 	c.w.Reset(&c.sink)
 	// Writes to an appendWriter cannot fail, so neither can the encoder.

@@ -8,11 +8,11 @@ import (
 )
 
 // The Brotli encoders and decoders the codec could use, pooled as the
-// codec pools its own: go-brrr's, which are the codec's own (its
-// compressor and decompressor), and andybalholm/brotli's, which the tests
-// cross-check against them and the benchmarks time beside them: its
-// Writer (what the codec used before go-brrr), its matchfinder encoder
-// (NewWriterV2) and its Reader.
+// codec pools its own: package brotli's encoder (the codec's by default),
+// go-brrr's (its encoder at a quality asked for, and its decoder), and
+// andybalholm/brotli's, which the tests cross-check against them and the
+// benchmarks time beside them: its Writer (what the codec used before
+// go-brrr), its matchfinder encoder (NewWriterV2) and its Reader.
 
 // A brotliEncoder appends a complete Brotli stream of src to dst.
 type brotliEncoder func(dst, src []byte) []byte
@@ -25,16 +25,19 @@ type brotliDecoder func(dst, src []byte, limit int) ([]byte, error)
 var brotliEncoders = []struct {
 	name string
 	new  func(quality, window int) brotliEncoder
+	// fixed: the encoder has one setting, whatever the quality and window.
+	fixed bool
 }{
-	{"brrr", func(q, w int) brotliEncoder { return newCompressor(q, w).appendCompressed }},
-	{"andybalholm", func(q, w int) brotliEncoder {
+	{name: "m2m", new: func(int, int) brotliEncoder { return newOwnCompressor().appendCompressed }, fixed: true},
+	{name: "brrr", new: func(q, w int) brotliEncoder { return newCompressor(q, w).appendCompressed }},
+	{name: "andybalholm", new: func(q, w int) brotliEncoder {
 		return pooledWriter(func(sink io.Writer) resettableWriter {
 			return brotli.NewWriterOptions(sink, brotli.WriterOptions{Quality: q, LGWin: w})
 		})
 	}},
 	// The matchfinder encoder: its own parser and entropy coder, with a
 	// 1 MiB window (NewWriterV2 fixes it; records are far smaller).
-	{"andybalholm-v2", func(q, w int) brotliEncoder {
+	{name: "andybalholm-v2", new: func(q, w int) brotliEncoder {
 		return pooledWriter(func(sink io.Writer) resettableWriter { return brotli.NewWriterV2(sink, q) })
 	}},
 }

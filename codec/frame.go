@@ -54,12 +54,14 @@ func (l Limits) json() jsonscan.Limits {
 
 // options configure an Encoder or Decoder.
 type options struct {
-	limits    Limits
-	quality   int
-	window    int
-	security  security
-	tokenizer tokenizer.Encoding
-	llama3    tokenizer.Tokenizer // nil: tokenizer.Get's
+	limits Limits
+	// quality and window are go-brrr's, if brrr is set (WithQuality,
+	// WithWindow); else package brotli encodes.
+	quality, window int
+	brrr            bool
+	security        security
+	tokenizer       tokenizer.Encoding
+	llama3          tokenizer.Tokenizer // nil: tokenizer.Get's
 	// referenceSchemas limits the encoder to the schemas the reference's
 	// encoder writes (WithReferenceSchemas).
 	referenceSchemas bool
@@ -102,26 +104,30 @@ func WithLimits(l Limits) Option {
 	}
 }
 
-// WithQuality sets the Brotli quality, 0 to 11, of M2M v1 payloads and
-// Brotli messages. The default, 5, is the reference's for M2M v1.
+// WithQuality has M2M v1 payloads and Brotli messages compressed by the
+// Brotli encoder of C brotli's design (go-brrr's) at quality q, 0 to 11,
+// in place of package brotli's, and window 22 unless WithWindow says
+// otherwise. At quality 5 and window 22, the reference's, M2M v1 frames
+// are the reference's byte for byte (see doc.go).
 func WithQuality(q int) Option {
 	return func(o *options) error {
 		if q < 0 || q > 11 {
 			return fmt.Errorf("codec: Brotli quality %d outside 0..11", q)
 		}
-		o.quality = q
+		o.quality, o.brrr = q, true
 		return nil
 	}
 }
 
-// WithWindow sets the Brotli window, 10 to 24 (log2 of its bytes); the
-// default is the reference's 22.
+// WithWindow has Brotli compressed as WithQuality says, with a window of
+// lgwin, 10 to 24 (log2 of its bytes), and quality 5 unless WithQuality
+// says otherwise.
 func WithWindow(lgwin int) Option {
 	return func(o *options) error {
 		if lgwin < 10 || lgwin > 24 {
 			return fmt.Errorf("codec: Brotli window %d outside 10..24", lgwin)
 		}
-		o.window = lgwin
+		o.window, o.brrr = lgwin, true
 		return nil
 	}
 }
@@ -169,7 +175,10 @@ func (e *Encoder) Reset(opts ...Option) error {
 	if err != nil {
 		return err
 	}
-	if e.c == nil || e.c.quality != o.quality || e.c.window != o.window {
+	switch {
+	case !o.brrr && (e.c == nil || e.c.own == nil):
+		e.c = newOwnCompressor()
+	case o.brrr && (e.c == nil || e.c.own != nil || e.c.quality != o.quality || e.c.window != o.window):
 		e.c = newCompressor(o.quality, o.window)
 	}
 	e.opts = o

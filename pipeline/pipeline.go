@@ -124,7 +124,7 @@ type Options struct {
 	// lines; FormatLines makes them read anything that is not a container
 	// as wire strings, even if every line of it was passed through.
 	Format  Format
-	Quality int  // Brotli quality, 0-11; 0 means the default, 5 (use codec.WithQuality(0) for 0)
+	Quality int  // Brotli quality, 1-11 (codec.WithQuality); 0 means the codec's default encoder (use codec.WithQuality(0) for 0)
 	Verify  bool // decode every record after encoding it and compare
 	// Security seals every record with Key (HMAC-SHA256 or AEAD): frames as
 	// the protocol defines, other lines as sealed raw records; readers then
