@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -91,6 +92,19 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for i, line := range lines(t) {
 		checkRoundTrip(t, e, fmt.Sprintf("line %d", i+1), line)
+	}
+}
+
+// TestBase: positions are kept in the tables plus a base that grows with
+// every stream; entries of streams long past, and a base near the top of
+// its range, must not be taken for positions of this one.
+func TestBase(t *testing.T) {
+	e := NewEncoder()
+	text := sample.JSONL()[:64<<10]
+	for _, base := range []uint32{1<<31 + 12345, math.MaxUint32 - 100<<10, math.MaxUint32 - 10} {
+		checkRoundTrip(t, e, "before", text) // entries below the next base
+		e.base = base
+		checkRoundTrip(t, e, fmt.Sprintf("base %d", base), text)
 	}
 }
 

@@ -67,6 +67,16 @@ func (e *Encoder) insert(src []byte, i int) {
 
 const chainMask = 1<<chainBits - 1
 
+// position is the position of this stream that a table entry p holds, or
+// -1 for one of an earlier stream (below base). Computed in uint32, so
+// that it holds where int is 32 bits too.
+func (e *Encoder) position(p uint32) int {
+	if p < e.base {
+		return -1
+	}
+	return int(p - e.base)
+}
+
 // match is a copy found at a position: its length, distance and score;
 // word is set for a dictionary word, whose distance is past the window.
 type match struct {
@@ -97,7 +107,7 @@ func (e *Encoder) find(src []byte, i, maxDist int) match {
 		}
 	}
 	h := hash4(cur)
-	cand := int(e.head[h]) - int(e.base)
+	cand := e.position(e.head[h])
 	e.prev[i&chainMask] = e.head[h]
 	e.head[h] = uint32(i) + e.base
 	for depth := chainDepth; depth > 0 && cand >= 0; depth-- {
@@ -106,8 +116,8 @@ func (e *Encoder) find(src []byte, i, maxDist int) match {
 			break
 		}
 		next := -1
-		if d <= chainMask {
-			next = int(e.prev[cand&chainMask]) - int(e.base) // a later position's once past the chain's reach
+		if d <= chainMask { // past that, cand's slot holds a later position's link
+			next = e.position(e.prev[cand&chainMask])
 		}
 		// A candidate must share the first four bytes and, to beat the
 		// best, the four ending at its length.
@@ -121,8 +131,7 @@ func (e *Encoder) find(src []byte, i, maxDist int) match {
 	}
 	if m.n == 0 && (i == 0 || wordStart[src[i-1]]) {
 		if n, num := e.words.longest(src, i, cur); n > 0 {
-			d := maxDist + 1 + num
-			m = match{n: n, dist: d, score: scorePerByte*n + scoreBase - scorePerBit*log2(uint32(d)), word: true}
+			m = match{n: n, dist: maxDist + 1 + num, word: true}
 		}
 	}
 	return m
