@@ -74,7 +74,7 @@ func (e *Encoder) AppendEncode(dst, src []byte) []byte {
 		if last {
 			stored += 8
 		}
-		if len(w.buf)*8+int(w.n)-(mark*8+int(bits)) > stored {
+		if w.bitLen()-(mark*8+int(bits)) > stored {
 			w.buf, w.acc, w.n, e.dist = w.buf[:mark], acc, bits, dist
 			e.writeStored(src[start:end])
 			if last {
