@@ -171,14 +171,11 @@ func (e *Encoder) writeMetaBlock(src []byte, start, end int, last bool) {
 	pos = start
 	for _, c := range e.cmds {
 		w.write(uint(e.cmdDepth[c.cmd]), uint64(e.cmdCode[c.cmd]))
-		ic := insertCode(c.insert)
-		if insertExtra[ic] > 0 {
-			w.write(uint(insertExtra[ic]), uint64(c.insert-insertBase[ic]))
+		if insertExtra[c.ic] > 0 {
+			w.write(uint(insertExtra[c.ic]), uint64(c.insert-insertBase[c.ic]))
 		}
-		if c.copy > 0 {
-			if cc := copyCode(c.copy); copyExtra[cc] > 0 {
-				w.write(uint(copyExtra[cc]), uint64(c.copy-copyBase[cc]))
-			}
+		if c.copy > 0 && copyExtra[c.cc] > 0 {
+			w.write(uint(copyExtra[c.cc]), uint64(c.copy-copyBase[c.cc]))
 		}
 		for _, b := range src[pos : pos+int(c.insert)] {
 			w.write(uint(e.litDepth[b]), uint64(e.litCode[b]))

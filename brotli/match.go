@@ -24,13 +24,15 @@ const (
 )
 
 // command is an insert of literals and a copy, as the format codes it:
-// cmd its insert-and-copy code, dist its distance code (noDistance where
-// cmd implies the last distance, or for the final insert).
+// cmd its insert-and-copy code, made of the insert and copy codes ic and
+// cc, dist its distance code (noDistance where cmd implies the last
+// distance, or for the final insert).
 type command struct {
 	insert, copy uint32
 	distExtra    uint32
 	cmd          uint16
 	dist         uint16
+	ic, cc       uint8
 	distBits     uint8
 }
 
@@ -170,15 +172,15 @@ func (e *Encoder) parse(src []byte, start, end, maxDist int) {
 		// The last literals: the meta-block ends before the copy, whose
 		// length and distance are not read.
 		ic := insertCode(uint32(end - lit))
-		e.cmds = append(e.cmds, command{insert: uint32(end - lit), cmd: commandCode(ic, 0, ic < 8), dist: noDistance})
+		e.cmds = append(e.cmds, command{insert: uint32(end - lit), cmd: commandCode(ic, 0, ic < 8), ic: uint8(ic), dist: noDistance})
 	}
 }
 
 // emit appends the command of an insert of n literals and the copy m, and
 // updates the last distances as the decoder will.
 func (e *Encoder) emit(n int, m match) {
-	c := command{insert: uint32(n), copy: uint32(m.n), dist: noDistance}
-	ic, cc := insertCode(c.insert), copyCode(c.copy)
+	ic, cc := insertCode(uint32(n)), copyCode(uint32(m.n))
+	c := command{insert: uint32(n), copy: uint32(m.n), ic: uint8(ic), cc: uint8(cc), dist: noDistance}
 	short := -1
 	if !m.word {
 		short = e.shortCode(m.dist)

@@ -139,6 +139,7 @@ func (e *Encoder) writePrefixCode(hist []uint32, depth []uint8, codes []uint16) 
 	w := &e.bw
 	s := &e.prefix
 	used := s.codeLengths(hist, depth, 15)
+	canonicalCodes(depth, codes, used)
 	if len(used) <= 4 {
 		// A simple code: the symbols, ordered by length, of widths
 		// known from their count.
@@ -163,13 +164,10 @@ func (e *Encoder) writePrefixCode(hist []uint32, depth []uint8, codes []uint16) 
 			w.write(1, uint64(depth[syms[0]])&1)
 		}
 		if k == 1 {
-			codes[syms[0]] = 0
-		} else {
-			canonicalCodes(depth, codes, used)
+			codes[syms[0]] = 0 // of length 0: no bits
 		}
 		return
 	}
-	canonicalCodes(depth, codes, used)
 	last := len(depth) - 1
 	for depth[last] == 0 {
 		last--

@@ -142,7 +142,7 @@ type args struct {
 // newFlagSet defines the flags, writing into c and a, with their
 // defaults. The usage text (usage) describes them.
 func newFlagSet(c *config, a *args) *getopt.Set {
-	a.keep, a.level = true, 5
+	a.keep = true
 	a.format, a.algorithm, a.tok, a.security = "container", "auto", "cl100k", "none"
 	var fs getopt.Set
 	fs.Bool(&a.decompress, "decompress", 'd')
