@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/m2m-go/m2m/internal/cpu/cputest"
 )
 
 // gen writes random JSON shaped like LLM API traffic: the keys the headers
@@ -379,17 +381,20 @@ func FuzzScanLimits(f *testing.F) {
 	})
 }
 
-// TestCorpus checks every line of the corpus named by M2M_CORPUS: each
-// must be valid, and the fields must match the reference extractor's.
+// TestCorpus checks every line of the corpus named by M2M_CORPUS with
+// every kernel: each must be valid, and the fields must match the
+// reference extractor's.
 func TestCorpus(t *testing.T) {
 	lines, _ := corpusLines(t)
-	var f Fields
-	for i, l := range lines {
-		if err := Scan(l, Limits{}, &f); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
+	cputest.Run(t, "jsonscan", func(t *testing.T) {
+		var f Fields
+		for i, l := range lines {
+			if err := Scan(l, Limits{}, &f); err != nil {
+				t.Fatalf("line %d: %v", i+1, err)
+			}
+			if got, want := viewOf(&f), refExtract(l); got != want {
+				t.Fatalf("line %d: extracted\n\t%+v\nreference\n\t%+v", i+1, got, want)
+			}
 		}
-		if got, want := viewOf(&f), refExtract(l); got != want {
-			t.Fatalf("line %d: extracted\n\t%+v\nreference\n\t%+v", i+1, got, want)
-		}
-	}
+	})
 }

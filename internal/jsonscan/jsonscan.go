@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/m2m-go/m2m/internal/cpu"
 )
 
 // Limits bounds the resources one value may use. A zero field takes its
@@ -226,6 +228,7 @@ type Fields struct {
 
 	buf   []byte  // unescaped strings
 	stack []frame // open arrays and objects
+	win   *window // the string kernel's masks, if it has any (here, not in the scanner, which each Scan zeroes)
 }
 
 // IsResponse reports whether the M2M v1 encoder treats the value as a
@@ -238,7 +241,11 @@ func (f *Fields) IsResponse() bool {
 
 // reset clears f for a new value, keeping its buffers.
 func (f *Fields) reset() {
-	*f = Fields{FinishReason: FinishUnknown, Roles: f.Roles[:0], MessageRoles: f.MessageRoles[:0], buf: f.buf[:0], stack: f.stack[:0]}
+	*f = Fields{FinishReason: FinishUnknown, Roles: f.Roles[:0], MessageRoles: f.MessageRoles[:0], buf: f.buf[:0], stack: f.stack[:0], win: f.win}
+	if f.win == nil {
+		f.win = new(window)
+	}
+	f.win.reset()
 }
 
 // Scan validates src as exactly one JSON value under the acceptance rules
@@ -256,3 +263,17 @@ func Scan(src []byte, lim Limits, out *Fields) error {
 	}
 	return nil
 }
+
+// The architecture files. Each build has exactly one of string_amd64.go
+// and string_other.go (purego, or any other GOARCH), and that file defines:
+//
+//	var kernels []cpu.Kernel // what it can dispatch to; registered here
+//	type window              // what a kernel keeps of the input, held by Fields
+//	func (*window) reset()   // forgets it, for a new input
+//	func (*window) scanString(src []byte, i int) (end, saved int, kind errKind)
+//
+// window.scanString is [scanString] done by the selected kernel, or
+// scanString itself when none is (the generic code every kernel is tested
+// against). The amd64 kernel and its Go declaration are generated
+// (masks_amd64.s, masks_stubs_amd64.go, by _asm/main.go).
+func init() { cpu.Register("jsonscan", kernels...) }

@@ -158,6 +158,7 @@ func (s *scanner) run() (errKind, int) {
 	src := s.src
 	maxDepth, maxStr, maxArr := s.lim.MaxDepth, s.lim.MaxStringLen, s.lim.MaxArrayLen
 	stack := s.out.stack[:0]
+	win := s.out.win
 	var (
 		i     int
 		slot  = slotRoot
@@ -176,7 +177,7 @@ value: // a value starts at or after i, in slot
 	}
 	switch c := src[i]; c {
 	case '"':
-		end, saved, kind = scanString(src, i+1)
+		end, saved, kind = win.scanString(src, i+1)
 		if kind != errNone {
 			return kind, end
 		}
@@ -312,7 +313,7 @@ key: // a key of the object on top starts at i
 	if i >= len(src) || src[i] != '"' {
 		return errSyntax, i
 	}
-	end, saved, kind = scanString(src, i+1)
+	end, saved, kind = win.scanString(src, i+1)
 	if kind != errNone {
 		return kind, end
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/m2m-go/m2m/internal/cpu/cputest"
 )
 
 // acceptCase is one input and the verdict Scan must give: a nil err for
@@ -218,15 +220,18 @@ func maxFloat64Decimal() string {
 	return new(big.Float).SetFloat64(math.MaxFloat64).Text('f', 0)
 }
 
+// TestAcceptance checks every case of acceptCases, with every kernel.
 func TestAcceptance(t *testing.T) {
-	for _, tc := range acceptCases {
-		t.Run(tc.name, func(t *testing.T) {
-			checkVerdict(t, []byte(tc.in), Limits{}, tc.err, tc.off)
-			if msg := checkAgainstRef([]byte(tc.in), Limits{}); msg != "" {
-				t.Errorf("%q: %s", tc.in, msg)
-			}
-		})
-	}
+	cputest.Run(t, "jsonscan", func(t *testing.T) {
+		for _, tc := range acceptCases {
+			t.Run(tc.name, func(t *testing.T) {
+				checkVerdict(t, []byte(tc.in), Limits{}, tc.err, tc.off)
+				if msg := checkAgainstRef([]byte(tc.in), Limits{}); msg != "" {
+					t.Errorf("%q: %s", tc.in, msg)
+				}
+			})
+		}
+	})
 }
 
 // checkVerdict scans in and checks the error against want and off.
@@ -272,6 +277,8 @@ func array(n int) string {
 	return "[" + strings.Repeat("0,", n-1) + "0]"
 }
 
+// TestLimits checks each limit on both sides of its bound, with every
+// kernel.
 func TestLimits(t *testing.T) {
 	const mib10 = 10 << 20
 	bigString := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
@@ -320,16 +327,18 @@ func TestLimits(t *testing.T) {
 		{"no string limit", bigString(mib10 + 1), Limits{MaxStringLen: -1}, nil, -1},
 		{"bad UTF-8 wins over length", "\"aaaaaaaaaa\xff\"", Limits{MaxStringLen: 5}, ErrUTF8, 11},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			checkVerdict(t, []byte(tc.in), tc.lim, tc.err, tc.off)
-			if len(tc.in) < 1<<20 && !strings.Contains(tc.name, "no depth limit") {
-				if msg := checkAgainstRef([]byte(tc.in), tc.lim); msg != "" {
-					t.Error(msg)
+	cputest.Run(t, "jsonscan", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				checkVerdict(t, []byte(tc.in), tc.lim, tc.err, tc.off)
+				if len(tc.in) < 1<<20 && !strings.Contains(tc.name, "no depth limit") {
+					if msg := checkAgainstRef([]byte(tc.in), tc.lim); msg != "" {
+						t.Error(msg)
+					}
 				}
-			}
-		})
-	}
+			})
+		}
+	})
 	t.Run("errors.Is ErrLimit", func(t *testing.T) {
 		for _, err := range []error{ErrDepth, ErrStringTooLong, ErrArrayTooLong} {
 			if !errors.Is(&Error{Err: err}, ErrLimit) {
@@ -461,38 +470,43 @@ func TestSpecialMask(t *testing.T) {
 
 // TestStringPositions puts each kind of special byte at every offset of
 // strings up to 40 bytes long, so that every lane of both words of the
-// 16-byte step and the byte-at-a-time tail meet each of them, with the
-// string ending the input or followed by more.
+// generic code's 16-byte step and the byte-at-a-time tail meet each of
+// them, with the string ending the input or followed by more; with every
+// kernel (TestKernels puts them across a kernel's blocks).
 func TestStringPositions(t *testing.T) {
-	specials := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, "é", "😀", "\x01", "\x1f", "\x80", "\xff", "\xe2\x82", `\uD800`, `\q`, `"`}
-	for n := 0; n <= 40; n++ {
-		for p := 0; p <= n; p++ {
-			for _, sp := range specials {
-				body := strings.Repeat("a", p) + sp + strings.Repeat("b", n-p)
-				for _, in := range []string{`"` + body + `"`, `["` + body + `",` + strings.Repeat("1", 20) + `]`} {
-					if msg := checkAgainstRef([]byte(in), Limits{}); msg != "" {
-						t.Fatalf("%q: %s", in, msg)
+	cputest.Run(t, "jsonscan", func(t *testing.T) {
+		specials := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, "é", "😀", "\x01", "\x1f", "\x80", "\xff", "\xe2\x82", `\uD800`, `\q`, `"`}
+		for n := 0; n <= 40; n++ {
+			for p := 0; p <= n; p++ {
+				for _, sp := range specials {
+					body := strings.Repeat("a", p) + sp + strings.Repeat("b", n-p)
+					for _, in := range []string{`"` + body + `"`, `["` + body + `",` + strings.Repeat("1", 20) + `]`} {
+						if msg := checkAgainstRef([]byte(in), Limits{}); msg != "" {
+							t.Fatalf("%q: %s", in, msg)
+						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
-// TestPrefixes scans every prefix of some valid records: none may panic,
-// and each verdict must match the reference's.
+// TestPrefixes scans every prefix of some valid records with every
+// kernel: none may panic, and each verdict must match the reference's.
 func TestPrefixes(t *testing.T) {
-	records := []string{
-		`{"model":"gpt-4o","messages":[{"role":"user","content":"Hi \u00e9\ud83d\ude00 \"x\"\n"}],"max_tokens":1000,"temperature":0.7,"stream":true}`,
-		`{"id":"chatcmpl-abc","choices":[{"message":{"refusal":"no","tool_calls":[]},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":2}}}`,
-		`[1.5e-3, -0, true, false, null, "é😀", {"a": [ ] , "b" : { } }]`,
-		"  \"" + strings.Repeat("0123456789", 5) + "\"  ",
-	}
-	for _, r := range records {
-		for k := 0; k <= len(r); k++ {
-			if msg := checkAgainstRef([]byte(r[:k]), Limits{}); msg != "" {
-				t.Fatalf("prefix %q: %s", r[:k], msg)
+	cputest.Run(t, "jsonscan", func(t *testing.T) {
+		records := []string{
+			`{"model":"gpt-4o","messages":[{"role":"user","content":"Hi \u00e9\ud83d\ude00 \"x\"\n"}],"max_tokens":1000,"temperature":0.7,"stream":true}`,
+			`{"id":"chatcmpl-abc","choices":[{"message":{"refusal":"no","tool_calls":[]},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":2}}}`,
+			`[1.5e-3, -0, true, false, null, "é😀", {"a": [ ] , "b" : { } }]`,
+			"  \"" + strings.Repeat("0123456789", 5) + "\"  ",
+		}
+		for _, r := range records {
+			for k := 0; k <= len(r); k++ {
+				if msg := checkAgainstRef([]byte(r[:k]), Limits{}); msg != "" {
+					t.Fatalf("prefix %q: %s", r[:k], msg)
+				}
 			}
 		}
-	}
+	})
 }
