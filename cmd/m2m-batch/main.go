@@ -196,10 +196,10 @@ func versionLine() string {
 }
 
 // kernels lists the kernel each accelerated package selected, e.g.
-// "varint=avx512vbmi2 crc=avx512 utf8x=avx2".
+// "varint=avx512vbmi2 crc=avx512 utf8x=avx2 jsonscan=avx2".
 func kernels() string {
 	var parts []string
-	for _, pkg := range []string{"varint", "crc", "utf8x"} {
+	for _, pkg := range []string{"varint", "crc", "utf8x", "jsonscan"} {
 		parts = append(parts, pkg+"="+cpu.Selected(pkg))
 	}
 	return strings.Join(parts, " ")
