@@ -53,15 +53,16 @@ func checkKernels(t *testing.T, src []byte, lim Limits) {
 	})
 }
 
-// stringPieces are what kernelInputs builds string bodies from: escapes
-// of every kind (runs of backslashes among them, which a kernel must
-// pair up right across blocks), raw UTF-8 good and bad, control bytes,
-// and quotes that end the string early.
+// stringPieces are what the inputs of TestKernels build string bodies
+// from: escapes of every kind (runs of backslashes among them, which a
+// kernel must pair up right across blocks, and runs of \u escapes), raw
+// UTF-8 good and bad, control bytes, and quotes that end the string early.
 var stringPieces = []string{
 	`\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\\\\`, `\\\"`, `\\\\\\\n`, `\\n`, `\\u`, `\\\u0041`,
 	`\u0041`, `\u00e9`, `\ud83d\ude00`, `\uD800`, `\uDC00`, `\uD800\u0041`, `\u12`, `\x`, `\'`, `\` + "\x00", `\` + "\xc3\xa9",
-	"é", "世界", "😀", "\xc3", "\xe2\x82", "\x80", "\xff", "\xed\xa0\x80",
-	"\x00", "\x1f", "\x7f", `"`, `\`,
+	`\u4e16\u754c\ud83d\ude00`, `\u00e9\n\u00e9`, `\u00e9\q`, `\u00e9\u12`, `\u00e9\`,
+	"é", "世界", "😀", "\xc3", "\xe2\x82", "\x80", "\xff", "\xed\xa0\x80", "\x7f",
+	"\x00", "\x1f", `"`, `\`, // the last four end the string or make it invalid
 }
 
 // positionInputs returns JSON texts whose strings put each of
@@ -95,7 +96,7 @@ func randomInputs(r *rand.Rand, n int) [][]byte {
 		for n := r.IntN(1 << r.IntN(12)); b.Len() < n; {
 			switch r.IntN(4) {
 			case 0:
-				b.WriteString(stringPieces[r.IntN(len(stringPieces)-4)]) // no raw quote or control byte
+				b.WriteString(stringPieces[r.IntN(len(stringPieces)-4)])
 			case 1:
 				b.WriteString(stringPieces[r.IntN(len(stringPieces))])
 			default:

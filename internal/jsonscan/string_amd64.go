@@ -153,15 +153,20 @@ func (w *window) scanBody(src []byte, i int) (end, saved int, kind errKind) {
 			if p >= len(src) { // a backslash ends the input
 				return len(src), 0, errSyntax
 			}
-			if escapeClass[src[p]] != escUnicode {
-				return i, 0, errSyntax
+			for { // a run of \u escapes, as encoders that escape all non-ASCII write them
+				if escapeClass[src[i+1]] != escUnicode {
+					return i, 0, errSyntax
+				}
+				raw, dec, kind := unicodeEscape(src, i)
+				if kind != errNone {
+					return raw, 0, kind
+				}
+				saved += raw - dec
+				i += raw
+				if i+1 >= len(src) || src[i] != '\\' || src[i+1] != 'u' {
+					break
+				}
 			}
-			raw, dec, kind := unicodeEscape(src, i)
-			if kind != errNone {
-				return raw, 0, kind
-			}
-			saved += raw - dec
-			i += raw
 		case first&quotes != 0:
 			return p + 1, saved, errNone
 		case p >= len(src): // no closing quote
