@@ -4,113 +4,37 @@
 
 #include "textflag.h"
 
-DATA jsonEscHi<>+0(SB)/1, $0x00
-DATA jsonEscHi<>+1(SB)/1, $0x00
-DATA jsonEscHi<>+2(SB)/1, $0x01
-DATA jsonEscHi<>+3(SB)/1, $0x00
-DATA jsonEscHi<>+4(SB)/1, $0x00
-DATA jsonEscHi<>+5(SB)/1, $0x02
-DATA jsonEscHi<>+6(SB)/1, $0x04
-DATA jsonEscHi<>+7(SB)/1, $0x08
-DATA jsonEscHi<>+8(SB)/1, $0x00
-DATA jsonEscHi<>+9(SB)/1, $0x00
-DATA jsonEscHi<>+10(SB)/1, $0x00
-DATA jsonEscHi<>+11(SB)/1, $0x00
-DATA jsonEscHi<>+12(SB)/1, $0x00
-DATA jsonEscHi<>+13(SB)/1, $0x00
-DATA jsonEscHi<>+14(SB)/1, $0x00
-DATA jsonEscHi<>+15(SB)/1, $0x00
-DATA jsonEscHi<>+16(SB)/1, $0x00
-DATA jsonEscHi<>+17(SB)/1, $0x00
-DATA jsonEscHi<>+18(SB)/1, $0x01
-DATA jsonEscHi<>+19(SB)/1, $0x00
-DATA jsonEscHi<>+20(SB)/1, $0x00
-DATA jsonEscHi<>+21(SB)/1, $0x02
-DATA jsonEscHi<>+22(SB)/1, $0x04
-DATA jsonEscHi<>+23(SB)/1, $0x08
-DATA jsonEscHi<>+24(SB)/1, $0x00
-DATA jsonEscHi<>+25(SB)/1, $0x00
-DATA jsonEscHi<>+26(SB)/1, $0x00
-DATA jsonEscHi<>+27(SB)/1, $0x00
-DATA jsonEscHi<>+28(SB)/1, $0x00
-DATA jsonEscHi<>+29(SB)/1, $0x00
-DATA jsonEscHi<>+30(SB)/1, $0x00
-DATA jsonEscHi<>+31(SB)/1, $0x00
-GLOBL jsonEscHi<>(SB), RODATA|NOPTR, $32
-
-DATA jsonEscLo<>+0(SB)/1, $0x00
-DATA jsonEscLo<>+1(SB)/1, $0x00
-DATA jsonEscLo<>+2(SB)/1, $0x0d
-DATA jsonEscLo<>+3(SB)/1, $0x00
-DATA jsonEscLo<>+4(SB)/1, $0x08
-DATA jsonEscLo<>+5(SB)/1, $0x00
-DATA jsonEscLo<>+6(SB)/1, $0x04
-DATA jsonEscLo<>+7(SB)/1, $0x00
-DATA jsonEscLo<>+8(SB)/1, $0x00
-DATA jsonEscLo<>+9(SB)/1, $0x00
-DATA jsonEscLo<>+10(SB)/1, $0x00
-DATA jsonEscLo<>+11(SB)/1, $0x00
-DATA jsonEscLo<>+12(SB)/1, $0x02
-DATA jsonEscLo<>+13(SB)/1, $0x00
-DATA jsonEscLo<>+14(SB)/1, $0x04
-DATA jsonEscLo<>+15(SB)/1, $0x01
-DATA jsonEscLo<>+16(SB)/1, $0x00
-DATA jsonEscLo<>+17(SB)/1, $0x00
-DATA jsonEscLo<>+18(SB)/1, $0x0d
-DATA jsonEscLo<>+19(SB)/1, $0x00
-DATA jsonEscLo<>+20(SB)/1, $0x08
-DATA jsonEscLo<>+21(SB)/1, $0x00
-DATA jsonEscLo<>+22(SB)/1, $0x04
-DATA jsonEscLo<>+23(SB)/1, $0x00
-DATA jsonEscLo<>+24(SB)/1, $0x00
-DATA jsonEscLo<>+25(SB)/1, $0x00
-DATA jsonEscLo<>+26(SB)/1, $0x00
-DATA jsonEscLo<>+27(SB)/1, $0x00
-DATA jsonEscLo<>+28(SB)/1, $0x02
-DATA jsonEscLo<>+29(SB)/1, $0x00
-DATA jsonEscLo<>+30(SB)/1, $0x04
-DATA jsonEscLo<>+31(SB)/1, $0x01
-GLOBL jsonEscLo<>(SB), RODATA|NOPTR, $32
-
-DATA jsonQuote<>+0(SB)/8, $0x2222222222222222
-DATA jsonQuote<>+8(SB)/8, $0x2222222222222222
-DATA jsonQuote<>+16(SB)/8, $0x2222222222222222
-DATA jsonQuote<>+24(SB)/8, $0x2222222222222222
-GLOBL jsonQuote<>(SB), RODATA|NOPTR, $32
-
-DATA jsonBackslash<>+0(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA jsonBackslash<>+8(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA jsonBackslash<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA jsonBackslash<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
-GLOBL jsonBackslash<>(SB), RODATA|NOPTR, $32
-
-DATA jsonSpace<>+0(SB)/8, $0x2020202020202020
-DATA jsonSpace<>+8(SB)/8, $0x2020202020202020
-DATA jsonSpace<>+16(SB)/8, $0x2020202020202020
-DATA jsonSpace<>+24(SB)/8, $0x2020202020202020
-GLOBL jsonSpace<>(SB), RODATA|NOPTR, $32
-
-DATA jsonNibble<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA jsonNibble<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA jsonNibble<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA jsonNibble<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
-GLOBL jsonNibble<>(SB), RODATA|NOPTR, $32
-
 // func masksAVX2(p []byte, tail *[64]byte, masks [][4]uint64)
 // Requires: AVX, AVX2, MMX+
 TEXT ·masksAVX2(SB), NOSPLIT, $0-56
-	MOVQ    p_base+0(FP), AX
-	MOVQ    p_len+8(FP), CX
-	MOVQ    tail+24(FP), DX
-	MOVQ    masks_base+32(FP), BX
-	VMOVDQU jsonQuote<>+0(SB), Y0
-	VMOVDQU jsonBackslash<>+0(SB), Y1
-	VMOVDQU jsonSpace<>+0(SB), Y2
-	VMOVDQU jsonNibble<>+0(SB), Y3
-	VMOVDQU jsonEscHi<>+0(SB), Y4
-	VMOVDQU jsonEscLo<>+0(SB), Y5
-	VPXOR   Y6, Y6, Y6
-	SHRQ    $0x06, CX
+	MOVQ         p_base+0(FP), AX
+	MOVQ         p_len+8(FP), CX
+	MOVQ         tail+24(FP), DX
+	MOVQ         masks_base+32(FP), BX
+	MOVL         $0x22222222, SI
+	VMOVD        SI, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x5c5c5c5c, SI
+	VMOVD        SI, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x20202020, SI
+	VMOVD        SI, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0x0f0f0f0f, SI
+	VMOVD        SI, X3
+	VPBROADCASTD X3, Y3
+	MOVQ         $0x0804020000010000, SI
+	VMOVQ        SI, X4
+	MOVQ         $0x0000000000000000, SI
+	VPINSRQ      $0x01, SI, X4, X4
+	VINSERTI128  $0x01, X4, Y4, Y4
+	MOVQ         $0x00040008000d0000, SI
+	VMOVQ        SI, X5
+	MOVQ         $0x0104000200000000, SI
+	VPINSRQ      $0x01, SI, X5, X5
+	VINSERTI128  $0x01, X5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+	SHRQ         $0x06, CX
 
 loop:
 	TESTQ      CX, CX

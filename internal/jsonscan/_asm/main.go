@@ -38,9 +38,6 @@ const prefetch = 2048
 func main() {
 	ConstraintExpr("!purego")
 	hiTab, loTab := escapeTables()
-	hiT, loT := table("jsonEscHi", hiTab), table("jsonEscLo", loTab)
-	quotes, backslashes := splat("jsonQuote", '"'), splat("jsonBackslash", '\\')
-	spaces, nibbles := splat("jsonSpace", ' '), splat("jsonNibble", 0x0F)
 
 	TEXT("masksAVX2", NOSPLIT, "func(p []byte, tail *[64]byte, masks [][4]uint64)")
 	Pragma("noescape")
@@ -59,12 +56,12 @@ func main() {
 	out := Load(Param("masks").Base(), GP64())
 
 	quote, backslash, space, nibble, hi, lo, zero := YMM(), YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
-	VMOVDQU(quotes, quote)
-	VMOVDQU(backslashes, backslash)
-	VMOVDQU(spaces, space)
-	VMOVDQU(nibbles, nibble)
-	VMOVDQU(hiT, hi)
-	VMOVDQU(loT, lo)
+	splat('"', quote)
+	splat('\\', backslash)
+	splat(' ', space)
+	splat(0x0F, nibble)
+	table(hiTab, hi)
+	table(loTab, lo)
 	VPXOR(zero, zero, zero)
 
 	// half returns the four masks of the 32 bytes in, in the low 32 bits
@@ -144,20 +141,31 @@ func escapeTables() (hi, lo [16]byte) {
 	return hi, lo
 }
 
-// table is a 16-entry lookup, twice: VPSHUFB looks up in each 128-bit lane.
-func table(name string, t [16]byte) Mem {
-	m := GLOBL(name, RODATA|NOPTR)
-	for i := range 32 {
-		DATA(i, U8(t[i%16]))
-	}
-	return m
+// splat sets y to 32 bytes of b. The kernel's constants are made in
+// registers rather than loaded from memory: Scan calls the kernel once or
+// twice for most records, often right after Brotli has had the caches,
+// where each load of a constant could miss.
+func splat(b byte, y VecVirtual) {
+	r := GP32()
+	MOVL(U32(0x01010101*uint32(b)), r)
+	x := XMM()
+	VMOVD(r, x)
+	VPBROADCASTD(x, y)
 }
 
-// splat is 32 bytes of b.
-func splat(name string, b byte) Mem {
-	m := GLOBL(name, RODATA|NOPTR)
-	for i := range 4 {
-		DATA(8*i, U64(0x0101010101010101*uint64(b)))
+// table sets y to t twice, a 16-entry lookup for VPSHUFB, which looks
+// up in each 128-bit lane.
+func table(t [16]byte, y VecVirtual) {
+	var lo, hi uint64
+	for i := 7; i >= 0; i-- {
+		lo = lo<<8 | uint64(t[i])
+		hi = hi<<8 | uint64(t[i+8])
 	}
-	return m
+	r := GP64()
+	x := XMM()
+	MOVQ(U64(lo), r)
+	VMOVQ(r, x)
+	MOVQ(U64(hi), r)
+	VPINSRQ(U8(1), r, x, x)
+	VINSERTI128(U8(1), x, x.AsY(), y)
 }
