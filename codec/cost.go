@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 )
@@ -93,7 +94,11 @@ func lowerPrefix(dst, s []byte, n int) []byte {
 // (the explicit conversions stop the compiler fusing a multiply and add
 // into an FMA, which would change the last bit on some platforms).
 func EstimateCost(model []byte, prompt, completion uint32) float32 {
-	p := priceOf(model)
+	return priceOf(model).cost(prompt, completion)
+}
+
+// cost is EstimateCost at price p.
+func (p price) cost(prompt, completion uint32) float32 {
 	a := float32(float32(float32(prompt)/1000) * p.in)
 	b := float32(float32(float32(completion)/1000) * p.out)
 	return float32(a+b) / 100
@@ -101,11 +106,30 @@ func EstimateCost(model []byte, prompt, completion uint32) float32 {
 
 // requestCost is the cost a routing header carries: a quarter of the
 // content bytes as prompt tokens, and max_tokens (else 500) completion
-// tokens, priced by the full model name.
-func requestCost(h *Header, model []byte) float32 {
+// tokens, at the price of the full model name.
+func requestCost(h *Header, p price) float32 {
 	completion := uint32(500)
 	if h.Flags&FlagMaxTokens != 0 {
 		completion = h.MaxTokens
 	}
-	return EstimateCost(model, h.ContentHint/4, completion)
+	return p.cost(h.ContentHint/4, completion)
+}
+
+// A priceMemo keeps the price of the model it priced last. An Encoder
+// prices the model of every record it frames, and a log's records name a
+// few models, most often the one before's: comparing the name costs less
+// than lower-casing it and trying the table's prefixes, which was half a
+// percent of framing the development corpus.
+type priceMemo struct {
+	model []byte
+	p     price
+	ok    bool
+}
+
+// of returns priceOf(model).
+func (m *priceMemo) of(model []byte) price {
+	if !m.ok || !bytes.Equal(model, m.model) {
+		m.model, m.p, m.ok = append(m.model[:0], model...), priceOf(model), true
+	}
+	return m.p
 }

@@ -158,6 +158,7 @@ type Encoder struct {
 	ids     []uint32 // token ids
 	rep     repetition
 	hx      *hydra.Extractor // Hydra's features; allocated on first use (64 KiB)
+	prices  priceMemo        // the price of the model of the record framed last
 }
 
 // NewEncoder returns an Encoder with the given options.

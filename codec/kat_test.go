@@ -207,6 +207,27 @@ func TestPriceOf(t *testing.T) {
 	}
 }
 
+// TestPriceMemo checks that a priceMemo gives priceOf's price for names
+// in an order that repeats some, changes only their case or their end,
+// and reuses the memo's buffer for a name that differs from the last in
+// its bytes only (the memo must copy the name, not keep the caller's).
+func TestPriceMemo(t *testing.T) {
+	var m priceMemo
+	buf := []byte("gpt-4o")
+	for _, name := range []string{"gpt-4o", "gpt-4o", "GPT-4O", "gpt-4o-mini", "gpt-4o", "", "", "claude-3-haiku", "o3", "o3-mini", "o3", "\u0130", "x"} {
+		if got, want := m.of([]byte(name)), priceOf([]byte(name)); got != want {
+			t.Errorf("of(%q) = %+v, want %+v", name, got, want)
+		}
+	}
+	// A name in a buffer the caller then changes: the memo's copy stands.
+	m = priceMemo{}
+	m.of(buf)
+	copy(buf, "o3-min")
+	if got, want := m.of(buf), priceOf(buf); got != want {
+		t.Errorf("of(%q) after the buffer changed = %+v, want %+v", buf, got, want)
+	}
+}
+
 func TestBrotliKnownAnswer(t *testing.T) {
 	dec, _ := NewDecoder()
 	wire := "#M2M[v3.0]|DATA:G0gA4IzUYs0Z7kSQt5Rd17Rmoim2N9N+ikUHHHLgcMCwBRIIBrUHJJJVAlfrvNoC86Y93dhTpQBYJ1jxLf74"

@@ -17,7 +17,7 @@ func (e *Encoder) scan(text []byte) error {
 		}
 		return wrap(kind, "json", -1, err)
 	}
-	headerOf(&e.h, &e.fields, e.opts.referenceSchemas)
+	headerOf(&e.h, &e.fields, e.opts.referenceSchemas, &e.prices)
 	return nil
 }
 
@@ -43,7 +43,7 @@ func (e *Encoder) scan(text []byte) error {
 // The reference's decoder reads all of these: it parses the headers of
 // EmbeddingRequest, EmbeddingResponse and Error frames as we write them and
 // skips those of Stream frames.
-func headerOf(h *Header, f *jsonscan.Fields, reference bool) {
+func headerOf(h *Header, f *jsonscan.Fields, reference bool, prices *priceMemo) {
 	roles := h.Roles[:0]
 	*h = Header{Schema: schemaOf(f)}
 	if reference {
@@ -63,7 +63,7 @@ func headerOf(h *Header, f *jsonscan.Fields, reference bool) {
 		} else {
 			h.Flags &^= FlagMaxTokens
 		}
-		h.Cost, h.HasCost = requestCost(h, f.Model), true
+		h.Cost, h.HasCost = requestCost(h, prices.of(f.Model)), true
 		return
 	}
 	h.Roles = roles
@@ -75,7 +75,7 @@ func headerOf(h *Header, f *jsonscan.Fields, reference bool) {
 	h.Flags = Flags(f.ResponseFlags) &^ FlagCostEstimate
 	if h.Flags&FlagUsage != 0 {
 		h.Flags |= FlagCostEstimate
-		h.Cost, h.HasCost = EstimateCost(f.Model, f.PromptTokens, f.CompletionTokens), true
+		h.Cost, h.HasCost = prices.of(f.Model).cost(f.PromptTokens, f.CompletionTokens), true
 	}
 }
 
