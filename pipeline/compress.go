@@ -109,6 +109,7 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 				if err != nil {
 					return err
 				}
+				putBatch(b)
 				return send(p, cap(p))
 			},
 			func(p []byte) error {
@@ -134,6 +135,7 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 			if err != nil {
 				return err
 			}
+			putBatch(b) // the builder holds copies of its records
 			return send(bo, bo.b.Len())
 		},
 		func(bo blockOut) error {

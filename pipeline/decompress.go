@@ -117,7 +117,11 @@ func Decompress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *St
 				if err != nil {
 					return err
 				}
-				return d.lines(b, &pieces{buf: getPiece(), send: send})
+				if err := d.lines(b, &pieces{buf: getPiece(), send: send}); err != nil {
+					return err
+				}
+				putBatch(b) // decoded into pieces of their own
+				return nil
 			},
 			write)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -289,13 +290,39 @@ type batch struct {
 	first int64 // number of the first line in the input (from 0)
 }
 
+// Batches are recycled: each made afresh, grown by append from nothing,
+// was four bytes allocated for every byte of input, and the collector,
+// with a few MiB live, ran every few MiB (m2m-batch on dev100: 125
+// collections in 1.6 s, each stopping both cores).
+var batches sync.Pool // *batch
+
+// getBatch returns an empty batch of lines from number first on, with room
+// for size bytes.
+func getBatch(size int, first int64) *batch {
+	b, _ := batches.Get().(*batch)
+	if b == nil {
+		b = &batch{buf: make([]byte, 0, size+size/8)}
+	}
+	b.buf, b.lines, b.first = b.buf[:0], b.lines[:0], first
+	return b
+}
+
+// putBatch gives b back for reuse once nothing uses it or its bytes: a
+// batch made large by a long line is left to the collector.
+func putBatch(b *batch) {
+	if cap(b.buf) <= 4<<20 {
+		batches.Put(b)
+	}
+}
+
 // readBatches reads r and emits batches of about size bytes of whole lines,
 // cutting lines longer than maxLine into pieces. Every byte of r is in
-// exactly one batch.
+// exactly one batch. Whoever emit gives a batch to calls putBatch when done
+// with it.
 func readBatches(ctx context.Context, r io.Reader, size, maxLine int, st *Stats, emit func(*batch) error) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var n int64 // whole lines so far
-	b := &batch{}
+	b := getBatch(size, 0)
 	flush := func() error {
 		if len(b.lines) == 0 {
 			return nil
@@ -303,7 +330,7 @@ func readBatches(ctx context.Context, r io.Reader, size, maxLine int, st *Stats,
 		if err := emit(b); err != nil {
 			return err
 		}
-		b = &batch{first: n}
+		b = getBatch(size, n)
 		return ctx.Err()
 	}
 	for {

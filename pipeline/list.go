@@ -110,6 +110,7 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 					l.add(container.Raw, nil, &h)
 				}
 			}
+			putBatch(b)
 			return nil
 		})
 		l.Lines = st.Lines.Load()
