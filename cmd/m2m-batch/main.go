@@ -138,8 +138,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// doubled from 4 MB found nothing to free, and stopped both
 			// cores while a zstd loop in assembly, which cannot be
 			// preempted, ran on (-d -T2 of dev100's archive: 6
-			// collections, 105 → 94 ms with the heap let grow ninefold,
-			// medians of 15 alternating). The other modes hold a few
+			// collections, 100.5 → 92.3 ms with the heap let grow
+			// ninefold, medians of 25 alternating). The other modes hold a few
 			// MiB and allocate little (pipeline recycles its buffers):
 			// their peak RSS is the same either way on dev100. The
 			// limit bounds the heap whatever the percentage.
