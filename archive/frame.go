@@ -546,8 +546,9 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 			}
 			if out == nil {
 				// Out of the decoder's buffer, into memory the size of
-				// what was decoded.
-				out = append(growCap(dst, len(got)), got...)
+				// what was decoded (not zeroed first, where the heap
+				// reuses it).
+				out = huge.AppendCopy(dst, got)
 			}
 			return out[:len(out):len(out)], whole, nil
 		}
@@ -564,21 +565,27 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 // that memory (12 MiB and more for a strings frame: the dictionary in raw
 // blocks, behind it in the spliced output, the bytes copied out) off the
 // path of a read of one record, where they were a third of a fresh
-// process's time. Buffers d holds already are left as they are.
+// process's time. Buffers d holds already are left as they are. Where the
+// heap would reuse memory for them (huge.Fresh), there are no faults to
+// take, and made ahead they would be zeroed for nothing: ready returns
+// nil, and the bytes are copied out as they come (huge.AppendCopy).
 func (d *frameDecoder) ready(f frame, n int) []byte {
 	if f.coder == coderZstd|coderWords && f.dict >= 0 {
 		// Its coded text, as far as decodeWords decodes it, is what the
 		// buffers above are for, and the buffer it is decoded into; the
 		// raw bytes are expanded into what is returned.
-		if room := d.readyText(f, n, false); room > 0 {
+		if room := d.readyText(f, n, false); room > 0 && huge.Fresh(room) {
 			return touch(growCap(nil, room), room)
 		}
+		return nil
 	}
 	if f.coder != coderZstd || f.dict < 0 {
 		return nil
 	}
-	room := d.readySplice(f, n)
-	return touch(growCap(nil, room), room)
+	if room := d.readySplice(f, n); huge.Fresh(room) {
+		return touch(growCap(nil, room), room)
+	}
+	return nil // the heap's memory: no faults to take ahead, and its zeroing to spare
 }
 
 // readyText makes d's buffers ready for the coded text of f, a words
@@ -593,7 +600,7 @@ func (d *frameDecoder) readyText(f frame, n int, entries bool) int {
 		return 0
 	}
 	m, room := wordsPrefix(f, inner, n)
-	if !entries || d.gaveSplice {
+	if (!entries || d.gaveSplice) && cap(d.text) < m && huge.Fresh(m) {
 		d.text = touch(growCap(d.text[:0], m), m)[:0]
 	}
 	d.readySplice(inner, m)

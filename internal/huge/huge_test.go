@@ -55,3 +55,24 @@ func TestTouch(t *testing.T) {
 		t.Errorf("Touch(nil) = %v", s)
 	}
 }
+
+// AppendCopy appends, whatever room dst has and wherever the memory
+// comes from.
+func TestAppendCopy(t *testing.T) {
+	src := make([]byte, 3*Min+5)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	for _, dst := range [][]byte{nil, []byte("head"), make([]byte, 3, 3+len(src)), make([]byte, Min, Min+1)} {
+		head := append([]byte(nil), dst...)
+		for _, part := range [][]byte{nil, src[:10], src[:Min], src} {
+			got := AppendCopy(dst[:len(dst):len(dst)], part)
+			if string(got[:len(head)]) != string(head) || string(got[len(head):]) != string(part) {
+				t.Fatalf("AppendCopy(%d bytes, %d bytes): wrong bytes", len(head), len(part))
+			}
+		}
+		if got := AppendCopy(dst, src[:2]); cap(dst)-len(dst) >= 2 && &got[0] != &dst[:1][0] {
+			t.Fatalf("AppendCopy moved a dst with room")
+		}
+	}
+}
