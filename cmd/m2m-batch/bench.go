@@ -18,6 +18,7 @@ import (
 	"github.com/m2m-go/m2m/crc"
 	"github.com/m2m-go/m2m/internal/cpu"
 	"github.com/m2m-go/m2m/internal/getopt"
+	"github.com/m2m-go/m2m/internal/jsonscan"
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/pipeline"
 	"github.com/m2m-go/m2m/tokenizer"
@@ -206,8 +207,10 @@ func measure(ctx context.Context, budget time.Duration, n int, f func() error) (
 
 // benchKernels times each available kernel of crc (checksums of the
 // corpus' lines, as the codec computes them), utf8x (the lines checked as
-// UTF-8, as the tokenizer checks its text) and varint (the corpus' cl100k
-// token ids, encoded and decoded), restoring the selection after.
+// UTF-8, as the tokenizer checks its text), jsonscan (the lines validated
+// as JSON and their header fields found, as the codec does for every
+// frame) and varint (the corpus' cl100k token ids, encoded and decoded),
+// restoring the selection after.
 func benchKernels(ctx context.Context, w io.Writer, data []byte, budget time.Duration) error {
 	lines := bytes.SplitAfter(data, []byte{'\n'})
 	var sums []uint32
@@ -227,6 +230,21 @@ func benchKernels(ctx context.Context, w io.Writer, data []byte, budget time.Dur
 				if !utf8x.Valid(l) {
 					return errors.New("the corpus is not UTF-8")
 				}
+			}
+			return nil
+		})
+		return fmt.Sprintf("%.0f", s), err
+	})
+	if err != nil {
+		return err
+	}
+
+	var fields jsonscan.Fields
+	err = eachKernel(w, "jsonscan", func() (string, error) {
+		s, err := measure(ctx, budget, len(data), func() error {
+			for _, l := range lines {
+				// A line that is not JSON is timed as far as it goes.
+				_ = jsonscan.Scan(l, jsonscan.Limits{}, &fields)
 			}
 			return nil
 		})
@@ -275,7 +293,7 @@ func eachKernel(w io.Writer, pkg string, f func() (string, error)) error {
 			mark = "*"
 		}
 		if !k.Available {
-			fmt.Fprintf(w, "  %-7s %s%-12s not available here\n", pkg, mark, k.Name)
+			fmt.Fprintf(w, "  %-8s %s%-12s not available here\n", pkg, mark, k.Name)
 			continue
 		}
 		if err := cpu.Select(pkg, k.Name); err != nil {
@@ -285,7 +303,7 @@ func eachKernel(w io.Writer, pkg string, f func() (string, error)) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  %-7s %s%-12s %s\n", pkg, mark, k.Name, s)
+		fmt.Fprintf(w, "  %-8s %s%-12s %s\n", pkg, mark, k.Name, s)
 	}
 	return nil
 }
