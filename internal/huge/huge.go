@@ -44,13 +44,14 @@ func Advise[T any](s []T) {
 // given huge pages as Slice gives them.
 func Bytes(n int) []byte { return Slice[byte](n)[:0] }
 
-// Fresh reports whether Bytes(n) would be memory fresh from the system,
-// given huge pages: only then does touching it ahead of its use (as a
-// buffer made ready while other work goes on) take faults off the path of
-// that use. Memory the heap reuses has no faults to take, and is zeroed
-// when made: made ahead, it costs that zeroing for nothing where the use
-// would have written it anyway (AppendCopy).
-func Fresh(n int) bool { return advised && n >= Min && !resident(n) }
+// Fresh reports whether Bytes(n) would most likely be memory fresh from
+// the system (the heap has not n bytes free that the system still backs,
+// as Slice asks): only then does touching it ahead of its use (as a buffer
+// made ready while other work goes on) take faults off the path of that
+// use. Memory the heap reuses has no faults to take, and is zeroed when
+// made: made ahead, it costs that zeroing for nothing where the use would
+// have written it anyway (AppendCopy).
+func Fresh(n int) bool { return n >= Min && !resident(n) }
 
 // AppendCopy appends src to dst, as append does, growing dst where it
 // lacks room into memory as Bytes gives it, but for memory the heap
