@@ -114,7 +114,7 @@ func Compress(ctx context.Context, r io.Reader, w io.Writer, o Options, st *Stat
 			},
 			func(p []byte) error {
 				_, err := out.Write(p)
-				putPiece(p)
+				piecePool.put(p)
 				return err
 			})
 	}
@@ -270,7 +270,7 @@ func (c *compressor) verify(rec container.Record, want []byte, n int64) error {
 
 // lines encodes a batch as wire strings, one per line.
 func (c *compressor) lines(b *batch) ([]byte, error) {
-	out := getPiece() // recycled, as decompression's pieces are
+	out := piecePool.get() // recycled, as decompression's pieces are
 	for i, l := range b.lines {
 		n := b.first + int64(i) + 1
 		data := b.buf[l.start:l.end]
