@@ -17,6 +17,7 @@ type Index struct {
 	seal    *seal // nil: not sealed
 	indexAt int64 // where the index block starts: the data blocks end there
 	entries []indexEntry
+	cut     error // why RecoverIndex stopped; nil for OpenIndex's
 	Records int64 // in the file
 	Lines   int64
 	Bytes   int64 // of the original input
@@ -31,36 +32,20 @@ type Index struct {
 // its CRC fixed: Block checks each block it reads against its index
 // entry, and its MAC; blocks never read are never checked.
 func OpenIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
-	if key != nil {
-		if err := checkKey(key); err != nil {
-			return nil, err
-		}
-	}
 	if size < headerLen+trailerLen {
 		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
 	}
-	var h [headerLen + IDLen]byte
-	if _, err := ra.ReadAt(h[:headerLen], 0); err != nil {
-		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
-	}
-	sealed, err := parseHeader(h[:headerLen])
+	ix, h, hl, err := openHeader(ra, size, key)
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{ra: ra}
-	hl, tl := int64(headerLen), int64(trailerLen)
+	sealed := ix.seal != nil
+	tl := int64(trailerLen)
 	if sealed {
-		hl, tl = hl+IDLen, tl+MACLen
-		if size < hl+tl {
-			return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
-		}
-		if _, err := ra.ReadAt(h[headerLen:], headerLen); err != nil {
-			return nil, &Error{Offset: headerLen, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
-		}
-		ix.seal = &seal{key: bytes.Clone(key)}
-		copy(ix.seal.id[:], h[headerLen:])
-	} else if key != nil {
-		return nil, notSealed
+		tl += MACLen
+	}
+	if size < hl+tl {
+		return nil, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
 	}
 	var t [trailerLen + MACLen]byte
 	if _, err := ra.ReadAt(t[:tl], size-tl); err != nil {
@@ -84,7 +69,7 @@ func OpenIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
 	if err != nil {
 		return nil, corrupt(indexAt, -1, "index: %v", err)
 	}
-	sum := crc.Checksum(h[:hl])
+	sum := crc.Checksum(h)
 	for _, e := range entries {
 		sum = addCRC(sum, e.CRC)
 	}
@@ -117,6 +102,118 @@ func OpenIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
 			recs, lines, bytes, ix.Records, ix.Lines, ix.Bytes)
 	}
 	return ix, nil
+}
+
+// openHeader reads and checks the header of a file of the given size, a
+// sealed file's id included, and returns an Index with no blocks yet (its
+// seal set up with key), the header's bytes and its length.
+func openHeader(ra io.ReaderAt, size int64, key []byte) (*Index, []byte, int64, error) {
+	if key != nil {
+		if err := checkKey(key); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	if size < headerLen {
+		return nil, nil, 0, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
+	}
+	h := make([]byte, headerLen, headerLen+IDLen)
+	if _, err := ra.ReadAt(h, 0); err != nil {
+		return nil, nil, 0, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %v", ErrFormat, err)}
+	}
+	sealed, err := parseHeader(h)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ix := &Index{ra: ra}
+	if !sealed {
+		if key != nil {
+			return nil, nil, 0, notSealed
+		}
+		return ix, h, headerLen, nil
+	}
+	if size < headerLen+IDLen {
+		return nil, nil, 0, &Error{Offset: 0, Record: -1, Err: fmt.Errorf("%w: %d bytes", ErrTruncated, size)}
+	}
+	h = h[:headerLen+IDLen]
+	if _, err := ra.ReadAt(h[headerLen:], headerLen); err != nil {
+		return nil, nil, 0, &Error{Offset: headerLen, Record: -1, Err: fmt.Errorf("%w: %v", ErrTruncated, err)}
+	}
+	ix.seal = &seal{key: bytes.Clone(key)}
+	copy(ix.seal.id[:], h[headerLen:])
+	return ix, h, headerLen + IDLen, nil
+}
+
+// RecoverIndex opens what is left of a file cut short, or damaged past
+// some point, where OpenIndex refuses it: it reads the data blocks from
+// the header on, each whole and checked (its CRC; with a key, its MAC),
+// up to the first that is not there whole or not sound, or to the index,
+// and returns an Index of those before it, whose Cut says where and why
+// the rest is lost. Such an index lists its blocks' records but not their
+// lines or bytes of input (0: the index the file lost had them), and, as
+// no trailer vouches for it, says nothing of blocks the file may have had
+// past the cut. It returns an error only where the header is bad.
+//
+// It reads the whole file: for recovery, not for a file that opens.
+func RecoverIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
+	ix, _, off, err := openHeader(ra, size, key)
+	if err != nil {
+		return nil, err
+	}
+	sealed := ix.seal != nil
+	var buf []byte
+	for {
+		first := ix.Records
+		if off >= size {
+			ix.cut = &Error{Offset: off, Record: first, Err: fmt.Errorf("%w: the file ends after block %d, with no index", ErrTruncated, len(ix.entries))}
+			break
+		}
+		var hdr [maxBlockHeader]byte
+		n, _ := ra.ReadAt(hdr[:min(int64(len(hdr)), size-off)], off)
+		_, bodyLen, hl, ok := blockHeader(hdr[:n])
+		macLen := int64(0)
+		if sealed && n > 0 && hdr[0] != typeIndex {
+			macLen = MACLen
+		}
+		if blockEnd := off + int64(hl) + int64(bodyLen) + macLen + 4; !ok && off+int64(n) == size || ok && bodyLen <= MaxBlock && blockEnd > size {
+			ix.cut = &Error{Offset: off, Record: first, Err: fmt.Errorf("%w: the file ends inside block %d", ErrTruncated, len(ix.entries))}
+			break
+		}
+		if n > 0 && hdr[0] == typeIndex {
+			ix.cut = &Error{Offset: off, Record: first, Err: fmt.Errorf("%w: the index or trailer is cut short or damaged", ErrTruncated)}
+			break
+		}
+		b, err := readBlockAt(ra, off, size-off, first, sealed, buf)
+		if err != nil {
+			ix.cut = err
+			break
+		}
+		if b.Type != TypeRecords && b.Type != TypeArchive {
+			ix.cut = corrupt(off, first, "block of type %#02x", b.Type)
+			break
+		}
+		if sealed && !ix.seal.checkBlock(b.mac, b.Type, first, b.Records, b.Body) {
+			ix.cut = badBlockMAC(off, first, b.Records)
+			break
+		}
+		e := indexEntry{Offset: off, First: first, Records: int64(b.Records), CRC: b.crc}
+		copy(e.MAC[:], b.mac)
+		ix.entries = append(ix.entries, e)
+		ix.Records += e.Records
+		off += b.size
+		buf = b.Body[:0:cap(b.Body)] // the next block reads into this one's memory
+	}
+	ix.indexAt = off
+	return ix, nil
+}
+
+// Cut returns, for an index RecoverIndex made, the error that ended its
+// blocks: where the file was cut short or damaged, and the record from
+// which on records are lost. It is nil for an index OpenIndex made.
+func (ix *Index) Cut() error {
+	if ix.cut == nil {
+		return nil
+	}
+	return ix.cut
 }
 
 // Blocks returns the number of data blocks.
