@@ -37,7 +37,11 @@ func (r *Reader) Contents() (*Contents, error) {
 	defer r.decs.Put(d)
 	// add counts frame f, of packed bytes header and data, in stream s.
 	add := func(s int, f frame, packed int) { c.Streams[s].add(f.rawLen, packed, f.coder) }
-	for b := range r.ix.Blocks() - 1 {
+	blocks := r.ix.Blocks() - 1 // the directory last
+	if r.lostDir {
+		blocks++
+	}
+	for b := range blocks {
 		blk, err := r.ix.Block(b)
 		if err != nil {
 			return nil, err

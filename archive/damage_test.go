@@ -237,8 +237,30 @@ func FuzzReader(f *testing.F) {
 	words, _ := write(f, lines, Options{batch: 2048, storeFrame: 1024, segment: 3}, 1000)
 	f.Add(joinBodies(blocksOf(f, words)))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		readAll(frameBodies(splitBodies(p)))
+		bodies := splitBodies(p)
+		readAll(frameBodies(bodies))
+		// Its directory lost, as with a cut archive's end: listed from
+		// the blocks' heads (Recover).
+		if len(bodies) > 0 {
+			recoverAll(frameBodies(bodies[:len(bodies)-1]))
+		}
 	})
+}
+
+// recoverAll reads what Recover makes of packed: every record by Decode,
+// and the first records by number. It returns Decode's error.
+func recoverAll(packed []byte) error {
+	r, err := Recover(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	c, err := r.Decode(context.Background(), io.Discard, DecodeOptions{Workers: 2})
+	var rec []byte
+	for n := range min(c.Records, 20) {
+		rec, _ = r.AppendRecord(rec[:0], n)
+	}
+	return err
 }
 
 // TestWriterErrors: a Writer whose output fails reports the failure.
@@ -396,5 +418,87 @@ func TestPlainCopies(t *testing.T) {
 				t.Errorf("Decode: %v, want ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// TestRecover cuts an archive at every byte (every seventh with -short),
+// and damages each of its blocks in turn: Recover opens what is left,
+// Decode writes a prefix of the input, never fewer records for a longer
+// cut, all of them once the directory is whole, each record read by
+// number the same, and fails with an error that wraps the cut's.
+func TestRecover(t *testing.T) {
+	in, packed := smallArchive(t)
+	whole, err := container.OpenIndex(bytes.NewReader(packed), int64(len(packed)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastBlock := whole.Blocks() - 1
+	blk, err := whole.Block(lastBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirDone := blk.Offset + whole.BlockLen(lastBlock) // the directory whole from here on
+	recover := func(what string, f []byte, want error) int64 {
+		t.Helper()
+		r, err := Recover(bytes.NewReader(f), int64(len(f)))
+		if err != nil {
+			if len(f) < 12 || errors.Is(err, container.ErrFormat) && len(f) < 64 {
+				return 0 // not even a whole header
+			}
+			t.Fatalf("%s: %v", what, err)
+		}
+		defer r.Close()
+		var out bytes.Buffer
+		c, err := r.Decode(context.Background(), &out, DecodeOptions{Workers: 2, Check: true})
+		if !errors.Is(err, want) || !errors.Is(err, r.Cut()) {
+			t.Fatalf("%s: Decode: %v, want an error wrapping %v", what, err, want)
+		}
+		if !bytes.HasPrefix(in, out.Bytes()) {
+			t.Fatalf("%s: %d records written, not the input's first", what, c.Records)
+		}
+		var rec, all []byte
+		for n := range c.Records {
+			if rec, err = r.AppendRecord(rec[:0], n); err != nil {
+				t.Fatalf("%s: record %d of %d recovered: %v", what, n, c.Records, err)
+			}
+			all = append(all, rec...)
+		}
+		if !bytes.Equal(all, out.Bytes()) {
+			t.Fatalf("%s: records read by number differ from Decode's", what)
+		}
+		return c.Records
+	}
+	step := 5 // a cut is slower to read than TestDamage's: every block is read
+	if testing.Short() {
+		step = 17
+	}
+	var last int64
+	partial := false
+	for n := 0; n <= len(packed)+step; n += step {
+		n := min(n, len(packed))
+		got := recover(fmt.Sprintf("cut at %d of %d", n, len(packed)), packed[:n], container.ErrTruncated)
+		if got < last {
+			t.Fatalf("cut at %d: %d records recovered, %d from a shorter cut", n, got, last)
+		}
+		if int64(n) >= dirDone && got != whole.Records {
+			t.Fatalf("cut at %d, past the directory: %d records of %d recovered", n, got, whole.Records)
+		}
+		partial = partial || got > 0 && got < whole.Records
+		last = got
+	}
+	if !partial {
+		t.Error("no cut gave back some of the records and not all")
+	}
+	if last != whole.Records {
+		t.Fatalf("the whole archive: %d records of %d recovered", last, whole.Records)
+	}
+	for b := range whole.Blocks() {
+		f := bytes.Clone(packed)
+		blk, err := whole.Block(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f[blk.Offset+whole.BlockLen(b)-1] ^= 0x10 // in its CRC
+		recover(fmt.Sprintf("block %d damaged", b), f, container.ErrCorrupt)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/internal/flow"
 	"github.com/m2m-go/m2m/internal/huge"
 )
@@ -96,6 +97,17 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			if len(rb.recs) != int(r.ix.BlockRecords(b)) {
 				return blockErr(b, corruptf("%d records, the index says %d", len(rb.recs), r.ix.BlockRecords(b)))
 			}
+			// A record that cannot be read ends the run, in its place
+			// (flow.Ordered): the records before it are written first,
+			// those of its own piece too.
+			fail := func(p piece, at int, err error) error {
+				if p.out = p.out[:at]; p.records > 0 {
+					if serr := send(p, cap(p.out)); serr != nil {
+						return serr
+					}
+				}
+				return err
+			}
 			x := r.expander()
 			x.full = true
 			defer r.putExpander(x)
@@ -104,11 +116,11 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 				var err error
 				at := len(p.out)
 				if p.out, err = x.record(p.out, rb, i); err != nil {
-					return fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err)
+					return fail(p, at, fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err))
 				}
 				if o.Check {
 					if err := checkListing(checks[worker], &rb.recs[i], p.out[at:at+rb.recs[i].length]); err != nil {
-						return fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err)
+						return fail(p, at, fmt.Errorf("record %d: %w", r.ix.First(b)+int64(i), err))
 					}
 				}
 				p.records++
@@ -133,6 +145,11 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			putPiece(p.out)
 			return err
 		})
+	if r.cut != nil && (err == nil || errors.Is(err, ErrCorrupt) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, container.ErrTruncated)) {
+		// What is lost to the cut is out of reach, and the first record
+		// that needs it is where decoding stops.
+		err = fmt.Errorf("archive: the first %d records recovered, the rest lost: %w", c.Records, r.cut)
+	}
 	return c, err
 }
 
@@ -304,6 +321,9 @@ func checkListing(enc *codec.Encoder, ri *recIndex, line []byte) error {
 // a store frame or plain copy the directory lists, or the directory.
 func (r *Reader) checkBlocks() error {
 	n := 1 // the directory
+	if r.lostDir {
+		n = 0
+	}
 	for b := range r.ix.Blocks() {
 		if r.ix.BlockRecords(b) > 0 {
 			n++

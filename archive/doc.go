@@ -171,4 +171,17 @@
 // Readers refuse frames over 36 MiB, records over [MaxLine] or longer than
 // their index says, and references out of range, so a corrupt or hostile
 // file cannot make them allocate without bound.
+//
+// An archive cut short, or damaged past some point, loses its index and
+// often its directory with its end. [Recover] reads what is left: the
+// blocks whole and sound before the cut (container.RecoverIndex), and the
+// store frames listed from their own first bytes where the directory is
+// gone. Decode writes every record in order, byte for byte and checked,
+// up to the first that refers to an entry past the cut, and fails saying
+// how many it wrote (as it writes every record before the first bad one
+// of any archive). A store frame is written once full, after the records
+// blocks that fill it, so what is lost is about the input since the
+// oldest frame still filling at the cut: a templates frame fills in some
+// 40 MB of dev100-like input, so dev100 (105 MB) cut at 50%, 75% and 95%
+// gives back the first 31%, 55% and 79% of its input.
 package archive

@@ -39,6 +39,11 @@ type Reader struct {
 	// may not.
 	io     sync.RWMutex
 	closed bool
+	// cut is, for a Reader of what is left of an archive (Recover), where
+	// and why the rest was lost; nil for a whole archive. lostDir says its
+	// directory was lost with it (the frames are listed from their blocks).
+	cut     error
+	lostDir bool
 }
 
 // storeFrame is a store block, as the directory lists it.
@@ -62,12 +67,17 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 
 // NewIndexReader opens the archive whose container index ix is, for a
 // caller that has read the index already (to learn that the file is an
-// archive): it reads the archive's directory.
+// archive): it reads the archive's directory. An index container.RecoverIndex
+// made gives a Reader of what is left of an archive, as Recover does.
 func NewIndexReader(ix *container.Index) (*Reader, error) {
-	r := &Reader{ix: ix}
+	r := &Reader{ix: ix, cut: ix.Cut()}
 	r.cache.init(cacheBudget)
 	r.hot.init(hotBudget)
 	if ix.Blocks() == 0 {
+		if r.cut != nil {
+			r.lostDir = true
+			return r, nil
+		}
 		return nil, corruptf("no directory block")
 	}
 	last := ix.Blocks() - 1
@@ -76,6 +86,13 @@ func NewIndexReader(ix *container.Index) (*Reader, error) {
 		return nil, err
 	}
 	if b.Type != container.TypeArchive || len(b.Body) == 0 || b.Body[0] != kindDirectory {
+		if r.cut != nil {
+			if err := r.recoverDirectory(); err != nil {
+				return nil, fmt.Errorf("what is left of the archive: %w", err)
+			}
+			r.lostDir = true
+			return r, nil
+		}
 		return nil, corruptf("the last block is not the directory")
 	}
 	v, k, err := varint.Uvarint64(b.Body[1:])
@@ -89,6 +106,82 @@ func NewIndexReader(ix *container.Index) (*Reader, error) {
 		return nil, fmt.Errorf("directory: %w", err)
 	}
 	return r, nil
+}
+
+// Recover opens what is left of the archive ra of size bytes that
+// NewReader refuses because it was cut short (a copy or a write that
+// stopped) or damaged past some point: the container's blocks up to there
+// (container.RecoverIndex), and the archive's directory, rebuilt from
+// them if it was lost. Its records are read as any archive's, each
+// checked by its CRC-32; those that need a store frame that was lost
+// cannot be. Decode writes every record it can, in order, up to the first
+// it cannot, and then fails with an error that says how many were
+// recovered and wraps Cut's. The archive's version is in its directory:
+// without one, its blocks are read as this version's, and a file of
+// another fails on its records' checks.
+func Recover(ra io.ReaderAt, size int64) (*Reader, error) {
+	ix, err := container.RecoverIndex(ra, size, nil)
+	if err != nil {
+		return nil, err
+	}
+	return NewIndexReader(ix)
+}
+
+// Cut returns, for a Reader of what is left of an archive (Recover), why
+// the rest is lost and the first record that was (see
+// container.Index.Cut); nil for a whole archive.
+func (r *Reader) Cut() error { return r.cut }
+
+// recoverDirectory lists the store frames and plain copies of dictionaries
+// of an archive whose directory was lost with its end, from the first
+// bytes of its blocks, which Recover has read and checked whole: what the
+// directory would have said of them.
+func (r *Reader) recoverDirectory() error {
+	var head [storeHead]byte
+	for b := range r.ix.Blocks() {
+		n, err := r.ix.Head(head[:], b)
+		if err != nil {
+			return err
+		}
+		h := head[:n]
+		if n == 0 {
+			return blockErr(b, corruptf("an empty block"))
+		}
+		switch h[0] {
+		case kindRecords:
+		case kindStrings, kindTemplates:
+			t := 0
+			if h[0] == kindTemplates {
+				t = 1
+			}
+			first, k, err1 := varint.Uvarint64(h[1:])
+			count, _, err2 := varint.Uvarint64(h[1+k:])
+			switch {
+			case err1 != nil || err2 != nil:
+				return blockErr(b, corruptf("bad store frame header"))
+			case first != uint64(r.total[t]):
+				return blockErr(b, corruptf("entries from %d, where %d were before it", first, r.total[t]))
+			case count == 0 || count > maxFrame:
+				return blockErr(b, corruptf("frame of %d entries", count))
+			case uint64(r.total[t])+count >= idTemplate:
+				return blockErr(b, corruptf("too many entries"))
+			}
+			r.frames[t] = append(r.frames[t], storeFrame{block: b, first: r.total[t], count: int(count), kind: t})
+			r.total[t] += uint32(count)
+		case kindPlain:
+			dict, _, err := varint.Uvarint64(h[1:])
+			fs := r.frames[0]
+			j := sort.Search(len(fs), func(j int) bool { return uint64(fs[j].block) >= dict })
+			if err != nil || j == len(fs) || uint64(fs[j].block) != dict || fs[j].plain != 0 {
+				return blockErr(b, corruptf("plain copy of a dictionary in block %d", dict))
+			}
+			fs[j].plain = b
+			r.plains++
+		default:
+			return blockErr(b, corruptf("block of kind %q", h[0]))
+		}
+	}
+	return nil
 }
 
 // parseDirectory reads the directory: per store frame, its kind, its

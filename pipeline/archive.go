@@ -8,6 +8,7 @@ import (
 
 	"github.com/m2m-go/m2m/archive"
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
 )
 
 // compressArchive writes an archive (see Options.Archive).
@@ -50,6 +51,14 @@ func decodeArchive(ctx context.Context, src *source, w io.Writer, o Options, st 
 		return errors.Join(codec.ErrIntegrity, errors.New("an archive is not sealed, and this run requires sealed records"))
 	}
 	r, err := archive.NewReader(src.ra, src.size)
+	if errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, archive.ErrCorrupt) {
+		// Cut short or damaged at its end: what is left of it, every
+		// record that can be read written in order, and the run still
+		// fails, saying how many were (archive.Recover).
+		if rr, rerr := archive.Recover(src.ra, src.size); rerr == nil {
+			r, err = rr, nil
+		}
+	}
 	if err != nil {
 		return err
 	}

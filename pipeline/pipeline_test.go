@@ -433,6 +433,13 @@ func TestArchive(t *testing.T) {
 			t.Errorf("cut at %d: %v", cut, err)
 		}
 	}
+	// What is left of a cut archive: a prefix of the input, and an error
+	// that says how much.
+	var out bytes.Buffer
+	err = Decompress(context.Background(), bytes.NewReader(packed[:len(packed)-60]), &out, Options{}, nil)
+	if !errors.Is(err, container.ErrTruncated) || !strings.Contains(err.Error(), "records recovered") || !bytes.HasPrefix(in, out.Bytes()) {
+		t.Errorf("Decompress of a cut archive: %v, and %d bytes, not a prefix of the input", err, out.Len())
+	}
 	bad := bytes.Clone(packed)
 	bad[len(bad)/3] ^= 0x40
 	if err := Test(context.Background(), bytes.NewReader(bad), Options{}, nil); err == nil || !strings.Contains(err.Error(), "record") {

@@ -761,6 +761,42 @@ func TestFrameSize(t *testing.T) {
 	}
 }
 
+// TestCutArchive: an archive cut inside its last strings frame (a copy
+// that stopped) gives up the records before the first that needs that
+// frame: with -c, on standard output, exit 1, saying how many; written to
+// a file, none (an error removes it).
+func TestCutArchive(t *testing.T) {
+	dir := t.TempDir()
+	// 2.6 MB of strings that do not repeat, in three frames of 1 MiB,
+	// written as they fill: the records block, at the end, refers to all.
+	var in bytes.Buffer
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 3000 {
+		text := make([]byte, 860)
+		for j := range text {
+			text[j] = 'a' + byte(rng.IntN(26))
+		}
+		fmt.Fprintf(&in, `{"n":%d,"text":"%s"}`+"\n", i, text)
+	}
+	write(t, filepath.Join(dir, "s.jsonl"), in.Bytes())
+	ok(t, dir, nil, "--archive", "-q", "--frame-size", "1", "-o", "f.m2m", "s.jsonl")
+	packed := read(t, filepath.Join(dir, "f.m2m"))
+	write(t, filepath.Join(dir, "cut.m2m"), packed[:len(packed)-100_000])
+	r := m2m(t, dir, nil, "-dc", "cut.m2m")
+	if r.code != exitError || len(r.stdout) < in.Len()/2 || !strings.HasPrefix(in.String(), r.stdout) || !strings.Contains(r.stderr, "records recovered") {
+		t.Errorf("-dc of a cut archive: exit %d, %d bytes of %d (a prefix of the input: %v), %q",
+			r.code, len(r.stdout), in.Len(), strings.HasPrefix(in.String(), r.stdout), r.stderr)
+	}
+	if msg := fails(t, dir, exitError, nil, "-t", "cut.m2m"); !strings.Contains(msg, "records recovered") || !strings.Contains(msg, "record") {
+		t.Errorf("-t of a cut archive: %q", msg)
+	}
+	fails(t, dir, exitError, nil, "-d", "-o", "out.jsonl", "cut.m2m")
+	if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("-d of a cut archive to a file: partial output left: %v", err)
+	}
+	noTemporaries(t, dir)
+}
+
 // TestBenchCommand: m2m-batch bench measures every row, archives and a
 // zstd baseline included, and checks that each round-trips.
 func TestBenchCommand(t *testing.T) {

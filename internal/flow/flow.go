@@ -152,7 +152,10 @@ var errSideSend = errors.New("flow: a side job sent a result")
 // bytes are, so a worker may run ahead of the consumer by many results
 // (and by any number of results of size 0). The first
 // error, from any of the three or from ctx, stops the others, and is what
-// Ordered returns.
+// Ordered returns; a worker's and the producer's come in order: the
+// results of every job emitted before them are consumed first (those a
+// failed job sent before its error too), so that a decoder of a file cut
+// short writes all that it could read.
 func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
 	produce func(ctx context.Context, emit func(j J, size int) error) error,
 	work func(worker int, j J, send func(r R, size int) error) error,
@@ -228,9 +231,10 @@ func Ordered[J, R any](ctx context.Context, n, queue int, limit int64,
 			tasks <- t // workers always drain tasks, so this ends
 			return nil
 		}
-		if produceErr = produce(ctx, emit); produceErr != nil {
-			cancel()
-		}
+		// An error of the producer's (input cut short or damaged) comes
+		// in its place, after the results of every job emitted before it:
+		// what could be read is written.
+		produceErr = produce(ctx, emit)
 	})
 
 	var err error

@@ -134,6 +134,33 @@ func TestOrdered(t *testing.T) {
 			t.Errorf("error in stage %d: ordered returned %v", stage, err)
 		}
 	}
+	// A producer's or a worker's error comes after the results of every
+	// job before it.
+	for stage := range 2 {
+		var got []int
+		err := Ordered(context.Background(), 2, 4, limit,
+			func(ctx context.Context, emit func(int, int) error) error {
+				for i := range 1000 {
+					if stage == 0 && i == 500 {
+						return boom
+					}
+					if err := emit(i, 1); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func(_ int, j int, send func(int, int) error) error {
+				if stage == 1 && j == 500 {
+					return boom
+				}
+				return send(j, 600)
+			},
+			func(r int) error { got = append(got, r); return nil })
+		if !errors.Is(err, boom) || len(got) != 500 || got[499] != 499 {
+			t.Errorf("error in stage %d: %v after %d results, want boom after 500", stage, err, len(got))
+		}
+	}
 	// A cancelled parent ends the run with its error.
 	ctx, cancel := context.WithCancel(context.Background())
 	err = Ordered(ctx, 2, 4, limit,
