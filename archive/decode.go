@@ -148,7 +148,12 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 	if r.cut != nil && (err == nil || errors.Is(err, ErrCorrupt) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, container.ErrTruncated)) {
 		// What is lost to the cut is out of reach, and the first record
 		// that needs it is where decoding stops.
-		err = fmt.Errorf("archive: the first %d records recovered, the rest lost: %w", c.Records, r.cut)
+		if err == nil && !r.lostDir {
+			// Cut past its directory: every record it had.
+			err = fmt.Errorf("archive: all %d records recovered, from a damaged file: %w", c.Records, r.cut)
+		} else {
+			err = fmt.Errorf("archive: the first %d records recovered, the rest lost: %w", c.Records, r.cut)
+		}
 	}
 	return c, err
 }
