@@ -387,8 +387,33 @@ func FuzzReader(f *testing.F) {
 		for _, key := range [][]byte{nil, testKey} {
 			readAll(file, key)
 			openAll(file, key)
+			recoverAll(t, file, key)
 		}
 	})
+}
+
+// recoverAll reads every block RecoverIndex finds in file, each of which
+// must read back as it was found, with its records where the index puts
+// them.
+func recoverAll(t *testing.T, file, key []byte) {
+	ix, err := RecoverIndex(bytes.NewReader(file), int64(len(file)), key)
+	if err != nil {
+		return
+	}
+	if ix.Cut() == nil {
+		t.Fatal("a recovered index with no cut")
+	}
+	var recs int64
+	for i := range ix.Blocks() {
+		b, err := ix.Block(i)
+		if err != nil || b.First != recs {
+			t.Fatalf("block %d of %d recovered: %v, first record %d, want %d", i, ix.Blocks(), err, b.First, recs)
+		}
+		recs += int64(b.Records)
+	}
+	if recs != ix.Records {
+		t.Fatalf("%d records in the blocks, the index says %d", recs, ix.Records)
+	}
 }
 
 func ExampleWriter() {
