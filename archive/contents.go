@@ -83,6 +83,17 @@ func (r *Reader) Contents() (*Contents, error) {
 					c.Schemas[ri.schema]++
 					c.Models[string(ri.model)]++
 				}
+				if r.cut != nil {
+					// The container's index, which had the totals, is
+					// lost: the records' own.
+					if ri.flags&flagContinues == 0 {
+						c.Lines++
+					}
+					c.Bytes += int64(ri.length)
+					if ri.flags&flagNoNewline == 0 {
+						c.Bytes++
+					}
+				}
 			}
 		case kindStrings, kindTemplates:
 			_, k1, err1 := varint.Uvarint64(body[1:])

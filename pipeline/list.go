@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -67,7 +68,9 @@ func (l *Listing) countHeader(h *codec.Header) {
 // Test checks. Given o.Security and o.Key, it also checks a container's
 // seal, and refuses one that is not sealed. Of the rest of o, only Format
 // matters: see Options.Format for how a file of wire strings is
-// recognised.
+// recognised. An archive cut short or damaged past some point is listed
+// as far as it can be read (archive.Recover), with an error that says
+// where the rest was lost.
 func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 	l := &Listing{Schemas: map[string]int64{}, Models: map[string]int64{}, Secured: map[string]int64{}}
 	src, err := openSource(r, o)
@@ -153,6 +156,13 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 // listArchive lists an archive, from its block headers and indexes.
 func listArchive(l *Listing, src *source) (*Listing, error) {
 	r, err := archive.NewReader(src.ra, src.size)
+	if errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, archive.ErrCorrupt) {
+		// Cut short or damaged past some point: what is left of it is
+		// listed, and the error says where the rest was lost.
+		if rr, rerr := archive.Recover(src.ra, src.size); rerr == nil {
+			r, err = rr, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +179,9 @@ func listArchive(l *Listing, src *source) (*Listing, error) {
 	}
 	for m, n := range c.Models {
 		l.Models[m] += n
+	}
+	if cut := r.Cut(); cut != nil {
+		return l, fmt.Errorf("listed what is left of it: %w", cut)
 	}
 	return l, nil
 }

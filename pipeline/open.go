@@ -37,6 +37,13 @@ func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
 		return nil, err
 	}
 	ix, err := container.OpenIndex(ra, size, key)
+	if errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) {
+		// Cut short or damaged past some point: the records of its whole
+		// blocks can still be read (see Cut).
+		if rix, rerr := container.RecoverIndex(ra, size, key); rerr == nil && rix.Blocks() > 0 {
+			ix, err = rix, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +82,29 @@ func (r *Reader) Close() {
 	*r = Reader{}
 }
 
-// Records returns the number of records in the file.
+// Records returns the number of records in the file, or in what is left
+// of it (see Cut).
 func (r *Reader) Records() int64 { return r.ix.Records }
+
+// Cut returns, for a file Open found cut short or damaged past some point
+// (container.RecoverIndex), where and why the rest is lost; nil for a
+// whole file. The records of its whole blocks are read as any, each
+// checked; a record past them, or in an archive one that needs a store
+// frame past them, fails with this error.
+func (r *Reader) Cut() error { return r.ix.Cut() }
 
 // AppendRecord appends record n (from 0) to dst as it was in the input:
 // its bytes, then a line feed if one followed them. Records are lines, or
 // pieces of lines too long for one; in order, they are the input.
 func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
+	dst, err := r.appendRecord(dst, n)
+	if cut := r.Cut(); err != nil && cut != nil {
+		err = fmt.Errorf("record %d is not in what is left of the file: %w", n, cut)
+	}
+	return dst, err
+}
+
+func (r *Reader) appendRecord(dst []byte, n int64) ([]byte, error) {
 	b, err := r.ix.Find(n)
 	if err != nil {
 		return dst, err

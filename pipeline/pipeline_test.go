@@ -440,6 +440,19 @@ func TestArchive(t *testing.T) {
 	if !errors.Is(err, container.ErrTruncated) || !strings.Contains(err.Error(), "records recovered") || !bytes.HasPrefix(in, out.Bytes()) {
 		t.Errorf("Decompress of a cut archive: %v, and %d bytes, not a prefix of the input", err, out.Len())
 	}
+	// Listed and read by number as far as it goes, with the same error.
+	if l, err := List(context.Background(), bytes.NewReader(packed[:len(packed)-60]), Options{}); l == nil || l.Records == 0 || !errors.Is(err, container.ErrTruncated) {
+		t.Errorf("List of a cut archive: %+v, %v", l, err)
+	}
+	cut := packed[:len(packed)-60]
+	if r, err := Open(bytes.NewReader(cut), int64(len(cut)), Options{}); err != nil || !errors.Is(r.Cut(), container.ErrTruncated) {
+		t.Errorf("Open of a cut archive: %v", err)
+	} else {
+		if rec, err := r.AppendRecord(nil, 0); err != nil || !bytes.HasPrefix(in, rec) {
+			t.Errorf("record 0 of a cut archive: %v", err)
+		}
+		r.Close()
+	}
 	bad := bytes.Clone(packed)
 	bad[len(bad)/3] ^= 0x40
 	if err := Test(context.Background(), bytes.NewReader(bad), Options{}, nil); err == nil || !strings.Contains(err.Error(), "record") {

@@ -129,11 +129,11 @@ func (t *tool) one(ctx context.Context, name string) error {
 		return t.records(ctx, in.(*os.File), size)
 	case modeList:
 		l, err := pipeline.List(ctx, &read, t.cfg.opts)
-		if err != nil {
-			return err
+		if l != nil {
+			// With an error, what is left of a damaged archive.
+			printListing(t.stdout, displayName(name), l, t.cfg.verbosity)
 		}
-		printListing(t.stdout, displayName(name), l, t.cfg.verbosity)
-		return nil
+		return err
 	}
 
 	var src io.Reader = &read
@@ -246,7 +246,13 @@ func (t *tool) records(ctx context.Context, f *os.File, size int64) error {
 		}
 	}
 	if err = w.Flush(); err == nil {
-		err = out.commit()
+		if cut := r.Cut(); cut != nil {
+			// Read whole from a damaged file, as -d writes what it can
+			// of one: written to standard output, and the run fails.
+			err = fmt.Errorf("the records asked for were read whole, but the file is damaged: %w", cut)
+		} else {
+			err = out.commit()
+		}
 	}
 	if err != nil {
 		out.abort()

@@ -790,6 +790,17 @@ func TestCutArchive(t *testing.T) {
 	if msg := fails(t, dir, exitError, nil, "-t", "cut.m2m"); !strings.Contains(msg, "records recovered") || !strings.Contains(msg, "record") {
 		t.Errorf("-t of a cut archive: %q", msg)
 	}
+	// -l lists what is left, --record reads a record of it: both on
+	// standard output, and both fail.
+	if r := m2m(t, dir, nil, "-l", "cut.m2m"); r.code != exitError || !strings.Contains(r.stdout, "cut.m2m: archive, 3000 records") || !strings.Contains(r.stderr, "truncated") {
+		t.Errorf("-l of a cut archive: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
+	if r := m2m(t, dir, nil, "--record", "5", "cut.m2m"); r.code != exitError || r.stdout != strings.SplitAfter(in.String(), "\n")[5] || !strings.Contains(r.stderr, "damaged") {
+		t.Errorf("--record 5 of a cut archive: exit %d, %.80q, %q", r.code, r.stdout, r.stderr)
+	}
+	if msg := fails(t, dir, exitError, nil, "--record", "2999", "cut.m2m"); !strings.Contains(msg, "not in what is left") {
+		t.Errorf("--record 2999 of a cut archive: %q", msg)
+	}
 	fails(t, dir, exitError, nil, "-d", "-o", "out.jsonl", "cut.m2m")
 	if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("-d of a cut archive to a file: partial output left: %v", err)
