@@ -164,7 +164,7 @@ func RecoverIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
 	for {
 		first := ix.Records
 		if off >= size {
-			ix.cut = &Error{Offset: off, Record: first, Err: fmt.Errorf("%w: the file ends after block %d, with no index", ErrTruncated, len(ix.entries))}
+			ix.cut = &Error{Offset: off, Record: first, Err: fmt.Errorf("%w: the file ends after its %d blocks, with no index", ErrTruncated, len(ix.entries))}
 			break
 		}
 		var hdr [maxBlockHeader]byte
@@ -209,12 +209,7 @@ func RecoverIndex(ra io.ReaderAt, size int64, key []byte) (*Index, error) {
 // Cut returns, for an index RecoverIndex made, the error that ended its
 // blocks: where the file was cut short or damaged, and the record from
 // which on records are lost. It is nil for an index OpenIndex made.
-func (ix *Index) Cut() error {
-	if ix.cut == nil {
-		return nil
-	}
-	return ix.cut
-}
+func (ix *Index) Cut() error { return ix.cut }
 
 // Blocks returns the number of data blocks.
 func (ix *Index) Blocks() int { return len(ix.entries) }

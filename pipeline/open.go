@@ -104,6 +104,8 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	return dst, err
 }
 
+// appendRecord is AppendRecord, its errors not yet told apart from the
+// cut's.
 func (r *Reader) appendRecord(dst []byte, n int64) ([]byte, error) {
 	b, err := r.ix.Find(n)
 	if err != nil {
