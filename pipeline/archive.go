@@ -45,20 +45,31 @@ func (s statsReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// openArchive opens the archive src, or, if it was cut short or damaged
+// past some point, what is left of it (archive.Recover): its readers give
+// up what can be read, and then fail with Cut's error.
+func openArchive(src *source) (*archive.Reader, error) {
+	r, err := archive.NewReader(src.ra, src.size)
+	if damaged(err) {
+		if rr, rerr := archive.Recover(src.ra, src.size); rerr == nil {
+			return rr, nil
+		}
+	}
+	return r, err
+}
+
+// damaged reports whether err says a file was cut short or damaged, which
+// what is left of it may be read past (container.RecoverIndex).
+func damaged(err error) bool {
+	return errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, archive.ErrCorrupt)
+}
+
 // decodeArchive writes every record of the archive src to w.
 func decodeArchive(ctx context.Context, src *source, w io.Writer, o Options, st *Stats) error {
 	if o.Security != codec.SecurityNone {
 		return errors.Join(codec.ErrIntegrity, errors.New("an archive is not sealed, and this run requires sealed records"))
 	}
-	r, err := archive.NewReader(src.ra, src.size)
-	if errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, archive.ErrCorrupt) {
-		// Cut short or damaged at its end: what is left of it, every
-		// record that can be read written in order, and the run still
-		// fails, saying how many were (archive.Recover).
-		if rr, rerr := archive.Recover(src.ra, src.size); rerr == nil {
-			r, err = rr, nil
-		}
-	}
+	r, err := openArchive(src)
 	if err != nil {
 		return err
 	}

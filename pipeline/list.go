@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -155,14 +154,7 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 
 // listArchive lists an archive, from its block headers and indexes.
 func listArchive(l *Listing, src *source) (*Listing, error) {
-	r, err := archive.NewReader(src.ra, src.size)
-	if errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) || errors.Is(err, archive.ErrCorrupt) {
-		// Cut short or damaged past some point: what is left of it is
-		// listed, and the error says where the rest was lost.
-		if rr, rerr := archive.Recover(src.ra, src.size); rerr == nil {
-			r, err = rr, nil
-		}
-	}
+	r, err := openArchive(src)
 	if err != nil {
 		return nil, err
 	}

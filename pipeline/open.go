@@ -37,7 +37,7 @@ func Open(ra io.ReaderAt, size int64, o Options) (*Reader, error) {
 		return nil, err
 	}
 	ix, err := container.OpenIndex(ra, size, key)
-	if errors.Is(err, container.ErrTruncated) || errors.Is(err, container.ErrCorrupt) {
+	if damaged(err) {
 		// Cut short or damaged past some point: the records of its whole
 		// blocks can still be read (see Cut).
 		if rix, rerr := container.RecoverIndex(ra, size, key); rerr == nil && rix.Blocks() > 0 {
