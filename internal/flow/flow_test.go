@@ -103,40 +103,10 @@ func TestOrdered(t *testing.T) {
 		t.Errorf("oversized jobs: %v, %d results", err, len(got))
 	}
 
-	// Errors from each stage end the run with that error.
+	// Errors from each stage end the run with that error; a producer's or
+	// a worker's comes after the results of every job before it.
 	boom := errors.New("boom")
 	for stage := range 3 {
-		err := Ordered(context.Background(), 2, 4, limit,
-			func(ctx context.Context, emit func(int, int) error) error {
-				for i := range 1000 {
-					if stage == 0 && i == 500 {
-						return boom
-					}
-					if err := emit(i, 1); err != nil {
-						return err
-					}
-				}
-				return nil
-			},
-			func(_ int, j int, send func(int, int) error) error {
-				if stage == 1 && j == 300 {
-					return boom
-				}
-				return send(j, 600) // two of these do not fit at once
-			},
-			func(r int) error {
-				if stage == 2 && r == 700 {
-					return boom
-				}
-				return nil
-			})
-		if !errors.Is(err, boom) {
-			t.Errorf("error in stage %d: ordered returned %v", stage, err)
-		}
-	}
-	// A producer's or a worker's error comes after the results of every
-	// job before it.
-	for stage := range 2 {
 		var got []int
 		err := Ordered(context.Background(), 2, 4, limit,
 			func(ctx context.Context, emit func(int, int) error) error {
@@ -154,11 +124,20 @@ func TestOrdered(t *testing.T) {
 				if stage == 1 && j == 500 {
 					return boom
 				}
-				return send(j, 600)
+				return send(j, 600) // two of these do not fit at once
 			},
-			func(r int) error { got = append(got, r); return nil })
-		if !errors.Is(err, boom) || len(got) != 500 || got[499] != 499 {
-			t.Errorf("error in stage %d: %v after %d results, want boom after 500", stage, err, len(got))
+			func(r int) error {
+				if stage == 2 && r == 700 {
+					return boom
+				}
+				got = append(got, r)
+				return nil
+			})
+		if !errors.Is(err, boom) {
+			t.Errorf("error in stage %d: ordered returned %v", stage, err)
+		}
+		if stage < 2 && (len(got) != 500 || got[499] != 499) {
+			t.Errorf("error in stage %d: %d results before it, want the 500 of the jobs before it", stage, len(got))
 		}
 	}
 	// A cancelled parent ends the run with its error.
