@@ -727,11 +727,7 @@ func TestFrameSize(t *testing.T) {
 	var in bytes.Buffer
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 3000 {
-		text := make([]byte, 860)
-		for j := range text {
-			text[j] = 'a' + byte(rng.IntN(26))
-		}
-		fmt.Fprintf(&in, `{"model":"m","messages":[{"role":"user","content":"%d %s"}]}`+"\n", i, text)
+		fmt.Fprintf(&in, `{"model":"m","messages":[{"role":"user","content":"%d %s"}]}`+"\n", i, letters(rng, 860))
 	}
 	write(t, filepath.Join(dir, "s.jsonl"), in.Bytes())
 	frames := func(file string) string {
@@ -761,6 +757,15 @@ func TestFrameSize(t *testing.T) {
 	}
 }
 
+// letters returns n random lower-case letters: text that does not repeat.
+func letters(rng *rand.Rand, n int) []byte {
+	text := make([]byte, n)
+	for j := range text {
+		text[j] = 'a' + byte(rng.IntN(26))
+	}
+	return text
+}
+
 // TestCutArchive: an archive cut inside its last strings frame (a copy
 // that stopped) gives up the records before the first that needs that
 // frame: with -c, on standard output, exit 1, saying how many; written to
@@ -772,11 +777,7 @@ func TestCutArchive(t *testing.T) {
 	var in bytes.Buffer
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 3000 {
-		text := make([]byte, 860)
-		for j := range text {
-			text[j] = 'a' + byte(rng.IntN(26))
-		}
-		fmt.Fprintf(&in, `{"n":%d,"text":"%s"}`+"\n", i, text)
+		fmt.Fprintf(&in, `{"n":%d,"text":"%s"}`+"\n", i, letters(rng, 860))
 	}
 	write(t, filepath.Join(dir, "s.jsonl"), in.Bytes())
 	ok(t, dir, nil, "--archive", "-q", "--frame-size", "1", "-o", "f.m2m", "s.jsonl")
