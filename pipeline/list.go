@@ -67,9 +67,9 @@ func (l *Listing) countHeader(h *codec.Header) {
 // Test checks. Given o.Security and o.Key, it also checks a container's
 // seal, and refuses one that is not sealed. Of the rest of o, only Format
 // matters: see Options.Format for how a file of wire strings is
-// recognised. An archive cut short or damaged past some point is listed
-// as far as it can be read (archive.Recover), with an error that says
-// where the rest was lost.
+// recognised. A container or an archive cut short or damaged past some
+// point is listed as far as it can be read (for an archive,
+// archive.Recover), with an error that says where the rest was lost.
 func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 	l := &Listing{Schemas: map[string]int64{}, Models: map[string]int64{}, Secured: map[string]int64{}}
 	src, err := openSource(r, o)
@@ -126,6 +126,14 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What is left of a file cut short or damaged is listed: the blocks
+	// before the first that does not read whole and sound, with the lines
+	// they end (the input's size is in the trailer, which is lost).
+	var lines int64
+	cut := func(err error) (*Listing, error) {
+		l.Lines = lines
+		return l, fmt.Errorf("listed what is left of it: %w", err)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -135,18 +143,19 @@ func List(ctx context.Context, r io.Reader, o Options) (*Listing, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return cut(err)
 		}
 		if b.Type != container.TypeRecords {
-			return nil, fmt.Errorf("block at offset %d: %w: a block of type %#02x among records blocks", b.Offset, container.ErrCorrupt, b.Type)
+			return cut(fmt.Errorf("block at offset %d: %w: a block of type %#02x among records blocks", b.Offset, container.ErrCorrupt, b.Type))
 		}
 		err = b.Each(func(rec container.Record) error {
 			l.add(rec.Encoding, rec.Data, &h)
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return cut(err)
 		}
+		lines += int64(b.Lines)
 	}
 	l.Lines, l.Bytes = cr.Lines, cr.Bytes
 	return l, nil

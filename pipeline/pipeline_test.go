@@ -216,7 +216,7 @@ func TestUnknownFormat(t *testing.T) {
 }
 
 // TestDamage: truncated and corrupted containers fail Test and Decompress
-// with errors that say where.
+// with errors that say where, and List lists what is left of them.
 func TestDamage(t *testing.T) {
 	in := sample.JSONL()[:200000]
 	var packed bytes.Buffer
@@ -226,6 +226,23 @@ func TestDamage(t *testing.T) {
 		err := Test(context.Background(), bytes.NewReader(file[:cut]), Options{}, nil)
 		if !errors.Is(err, container.ErrTruncated) && !errors.Is(err, container.ErrCorrupt) {
 			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
+	// List counts the records of the whole blocks before a cut, the lines
+	// Decompress gives back from them, and says where the rest is lost.
+	for _, cut := range []int{len(file) / 3, len(file) / 2, len(file) - 40} {
+		l, err := List(context.Background(), bytes.NewReader(file[:cut]), Options{})
+		var out bytes.Buffer
+		Decompress(context.Background(), bytes.NewReader(file[:cut]), &out, Options{}, nil)
+		if l == nil || !errors.Is(err, container.ErrTruncated) || !strings.Contains(err.Error(), "listed what is left") {
+			t.Fatalf("List cut at %d: %v, %v", cut, l, err)
+		}
+		lines := int64(bytes.Count(out.Bytes(), []byte{'\n'}))
+		if !bytes.HasSuffix(out.Bytes(), []byte{'\n'}) {
+			lines++ // the input's last line, which has no line feed
+		}
+		if l.Records == 0 || l.Lines != lines || l.Records != lines || l.Encodings[container.M2M] == 0 {
+			t.Errorf("List cut at %d: %d records, %d lines; Decompress gave %d lines", cut, l.Records, l.Lines, lines)
 		}
 	}
 	bad := bytes.Clone(file)

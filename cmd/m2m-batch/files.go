@@ -130,7 +130,7 @@ func (t *tool) one(ctx context.Context, name string) error {
 	case modeList:
 		l, err := pipeline.List(ctx, &read, t.cfg.opts)
 		if l != nil {
-			// With an error, what is left of a damaged archive.
+			// With an error, what is left of a damaged file.
 			printListing(t.stdout, displayName(name), l, t.cfg.verbosity)
 		}
 		return err

@@ -349,6 +349,11 @@ func TestCorrupted(t *testing.T) {
 			t.Errorf("cut at %d: partial output left", n)
 		}
 	}
+	// -l lists the records of the blocks before the cut, and fails.
+	if r := m2m(t, dir, nil, "-l", "cut.m2m"); r.code != exitError || !strings.Contains(r.stdout, "cut.m2m: container, ") ||
+		strings.Contains(r.stdout, " 0 records") || !strings.Contains(r.stderr, "truncated") {
+		t.Errorf("-l of a cut container: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
 	noTemporaries(t, dir)
 }
 
