@@ -4,11 +4,11 @@ import "math/bits"
 
 // Coding a symbol: in each context from the current one down its suffixes,
 // first whether the symbol is one the context has seen (and no higher
-// order excluded), as a binary decision whose probability an adaptive
-// table learns from the context's statistics (secondary escape
-// estimation); then, if it is, which one, by the counts; else the next
-// context, excluding what this one had. Below order 0, every symbol not
-// excluded is equally likely.
+// order excluded), as a binary decision whose probability adaptive tables
+// learn from the context's statistics (secondary escape estimation) and
+// from the last bytes, mixed (mix.go); then, if it is, which one, by the
+// counts; else the next context, excluding what this one had. Below order
+// 0, every symbol not excluded is equally likely.
 
 // see is the table of escape probabilities: 12 bits, of the symbol not
 // being among the context's, by seeIndex.
@@ -161,10 +161,10 @@ func (m *model) encodeSymbol(e *encoder, b byte) {
 			m.escaped = append(m.escaped, c)
 			continue
 		}
-		p := &m.see[m.seeIndex(c, unmasked, total)]
+		p := m.escapeP(c, unmasked, total)
 		if found != 0 {
-			e.encodeBit(p.get(), 0)
-			adapt(p, 0)
+			e.encodeBit(p, 0)
+			m.escapeLearn(0)
 			if unmasked > 1 {
 				e.encode(cum, m.freq(found), total)
 			}
@@ -172,8 +172,8 @@ func (m *model) encodeSymbol(e *encoder, b byte) {
 			m.update(c, found, b)
 			return
 		}
-		e.encodeBit(p.get(), 1)
-		adapt(p, 1)
+		e.encodeBit(p, 1)
+		m.escapeLearn(1)
 		m.escape(c, s, n)
 		first = false
 	}
@@ -226,9 +226,9 @@ func (m *model) decodeSymbol(d *decoder) (byte, bool) {
 			m.escaped = append(m.escaped, c)
 			continue
 		}
-		p := &m.see[m.seeIndex(c, unmasked, total)]
-		if d.decodeBit(p.get()) == 0 {
-			adapt(p, 0)
+		p := m.escapeP(c, unmasked, total)
+		if d.decodeBit(p) == 0 {
+			m.escapeLearn(0)
 			m.lastFirst = first
 			if unmasked == 1 {
 				sym := byte(m.mem[only])
@@ -253,7 +253,7 @@ func (m *model) decodeSymbol(d *decoder) (byte, bool) {
 			}
 			return 0, false
 		}
-		adapt(p, 1)
+		m.escapeLearn(1)
 		m.escape(c, s, n)
 		first = false
 	}

@@ -60,7 +60,8 @@ type model struct {
 	afterPrefix bool        // the last symbol was one of them
 
 	match matcher
-	full  bool // an allocation has failed: the model makes no more contexts
+	mix   mixer // the escape decision's other tables and weights
+	full  bool  // an allocation has failed: the model makes no more contexts
 }
 
 func newModel(words int, maxOrder int) *model {

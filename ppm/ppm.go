@@ -53,7 +53,7 @@ var (
 	ErrTooLong = errors.New("ppm: the data decodes to more than allowed")
 )
 
-const version = 4 // 1: the model started afresh when full; 2: probabilities learned at 1/32; 3: no words
+const version = 5 // 1: the model started afresh when full; 2: probabilities learned at 1/32; 3: no words; 4: escapes by one table
 
 // header = version | order | uvarint memory_mib | uvarint raw_len | crc32 (4, of the raw bytes)
 //
