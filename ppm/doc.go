@@ -54,8 +54,8 @@
 // # Why PPM
 //
 // Measured on the strings stream of dev.jsonl's archive (5.5 MB, one core,
-// bench/coder.sh): this coder 1.58 bits a byte at ~2 MB/s both ways
-// (1.52 at ~3.2 MB/s with Options.Words), 7-Zip's PPMd var. H at order
+// bench/coder.sh): this coder 1.55 bits a byte at ~2 MB/s both ways
+// (1.49 at ~2.8 MB/s with Options.Words), 7-Zip's PPMd var. H at order
 // 16 1.55 at 4.5 MB/s, at order 8 1.63, xz -9
 // 1.76, zstd -19 1.80, brotli -q 11 1.75. PPM is the best ratio a few MB/s
 // buys on this text; context mixing (several models' predictions mixed

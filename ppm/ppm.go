@@ -51,6 +51,9 @@ var (
 	ErrMemory  = errors.New("ppm: the data asks for more model memory than allowed")
 	ErrDict    = errors.New("ppm: the data was made with another dictionary")
 	ErrTooLong = errors.New("ppm: the data decodes to more than allowed")
+	// ErrVersion is data of another format version (an earlier model's:
+	// it cannot be decoded by this one).
+	ErrVersion = errors.New("ppm: data of another format version")
 )
 
 const version = 5 // 1: the model started afresh when full; 2: probabilities learned at 1/32; 3: no words; 4: escapes by one table
@@ -129,8 +132,11 @@ func AppendDecode(dst, src []byte, maxLen int, o Options) ([]byte, error) {
 // is the caller's to check some other way.
 func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, error) {
 	start := len(dst)
-	if len(src) < 2 || src[0] != version {
+	if len(src) < 2 {
 		return dst, ErrCorrupt
+	}
+	if src[0] != version {
+		return dst, fmt.Errorf("%w: %d, not %d", ErrVersion, src[0], version)
 	}
 	order := int(src[1])
 	memory, k1, err1 := varint.Uvarint64(src[2:])

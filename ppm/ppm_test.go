@@ -2,8 +2,11 @@ package ppm
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -113,6 +116,11 @@ func TestLimits(t *testing.T) {
 	}
 	if _, err := AppendDecode(nil, p, 5, Options{}); err == nil {
 		t.Error("length over the limit accepted")
+	}
+	// Data of an earlier model (its first byte the format's version).
+	old := append([]byte{version - 1}, p[1:]...)
+	if _, err := AppendDecode(nil, old, 100, Options{}); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), fmt.Sprintf("%d, not %d", version-1, version)) {
+		t.Errorf("another version: %v", err)
 	}
 	for i := range p {
 		bad := bytes.Clone(p)
