@@ -83,7 +83,7 @@ func (m *model) escapeP(c, n, total uint32) uint32 {
 		b1 = uint32(h[0])
 	}
 	o := uint32(min(m.order(c), 15))
-	var nb uint32 // 0: one symbol, 1-3: two, 3-4, more
+	var nb uint32 // 0: one symbol, 2: two, 3: more
 	if n > 1 {
 		nb = 1 + min(bucket(n), 2)
 	}
