@@ -10,8 +10,8 @@ import "math/bits"
 // counts; else the next context, excluding what this one had. Below order
 // 0, every symbol not excluded is equally likely.
 
-// see is the table of escape probabilities: 12 bits, of the symbol not
-// being among the context's, by seeIndex.
+// see is the first table of the escape decision: 12-bit probabilities of
+// the symbol being among the context's, by seeIndex.
 const seeSize = 1 << 16
 
 // seeIndex is the secondary-estimation context of a context c, n of whose
