@@ -51,10 +51,7 @@ func FuzzRead(f *testing.F) {
 		if derr != nil || lerr != nil || l.Format == FormatLines {
 			return
 		}
-		lines := bytes.SplitAfter(out.Bytes(), []byte{'\n'})
-		if len(lines[len(lines)-1]) == 0 {
-			lines = lines[:len(lines)-1] // after the last line feed
-		}
+		lines := splitLines(out.Bytes())
 		if l.Lines != int64(len(lines)) {
 			t.Fatalf("List: %d lines; Decompress wrote %d", l.Lines, len(lines))
 		}
@@ -76,4 +73,14 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// splitLines returns b's lines, each with its line feed if it has one (a
+// last line may not).
+func splitLines(b []byte) [][]byte {
+	lines := bytes.SplitAfter(b, []byte{'\n'})
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1] // after the last line feed
+	}
+	return lines
 }

@@ -237,10 +237,7 @@ func TestDamage(t *testing.T) {
 		if l == nil || !errors.Is(err, container.ErrTruncated) || !strings.Contains(err.Error(), "listed what is left") {
 			t.Fatalf("List cut at %d: %v, %v", cut, l, err)
 		}
-		lines := int64(bytes.Count(out.Bytes(), []byte{'\n'}))
-		if !bytes.HasSuffix(out.Bytes(), []byte{'\n'}) {
-			lines++ // the input's last line, which has no line feed
-		}
+		lines := int64(len(splitLines(out.Bytes())))
 		if l.Records == 0 || l.Lines != lines || l.Records != lines || l.Encodings[container.M2M] == 0 {
 			t.Errorf("List cut at %d: %d records, %d lines; Decompress gave %d lines", cut, l.Records, l.Lines, lines)
 		}

@@ -48,14 +48,13 @@ const (
 // A mixer holds the escape decision's tables and weights, and what it
 // predicted for the decision being coded, to learn from it.
 type mixer struct {
-	w      [mixSets][mixInputs]int32 // fixed point, 1<<16 is one
-	last1  [byLastLen]prob
-	last2  [byLastLen]prob
-	st     [mixInputs]int32 // the inputs, as log-odds
-	set    int
-	p      int32
-	probs  [3]*prob
-	inited bool
+	w     [mixSets][mixInputs]int32 // fixed point, 1<<16 is one
+	last1 [byLastLen]prob
+	last2 [byLastLen]prob
+	st    [mixInputs]int32 // the inputs, as log-odds
+	set   int
+	p     int32
+	probs [3]*prob
 }
 
 func (x *mixer) init() {
@@ -66,16 +65,12 @@ func (x *mixer) init() {
 		x.last1[i] = prob{p: 4096 * 3 / 4}
 		x.last2[i] = prob{p: 4096 * 3 / 4}
 	}
-	x.inited = true
 }
 
 // escapeP returns the 12-bit probability that the symbol is among the n
 // of context c not excluded, whose counts total total.
 func (m *model) escapeP(c, n, total uint32) uint32 {
 	x := &m.mix
-	if !x.inited {
-		x.init()
-	}
 	var b1, b2 uint32
 	if h := m.match.hist; len(h) > 1 {
 		b1, b2 = uint32(h[len(h)-1]), uint32(h[len(h)-2])

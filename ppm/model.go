@@ -77,6 +77,7 @@ func newModel(words int, maxOrder int) *model {
 	for i := range m.see {
 		m.see[i] = prob{p: 4096 * 3 / 4}
 	}
+	m.mix.init()
 	return m
 }
 
