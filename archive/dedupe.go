@@ -54,28 +54,33 @@ type blockJob struct {
 	buf       []byte  // the memory of body
 	packed    [2]int  // bytes of the frames, once compressed: index and skeletons, or the store frame
 	coder     [2]byte // and their coders
+	rawLen    [2]int  // and their raw bytes
 	// isDict marks raw as its segment's dictionary, kept until free, the
 	// previous dictionary, can be let go: once this block is written, no
 	// block using it is still being made.
 	isDict bool
 	free   []byte
+	// heapRaw marks raw as the heap's, not a pooled buffer: a records
+	// block's skeletons copied out of the deduper's (see add).
+	heapRaw bool
 }
 
 // release gives the job's memory back, once its block is written.
 func (j *blockJob) release() {
 	putBuf(j.buf)
-	putBuf(j.index)
 	putBuf(j.free)
-	if !j.isDict {
-		putBuf(j.raw)
-	}
 	*j = blockJob{}
 }
 
-// size is the memory the job holds until its block is written, for the
-// budget of the writer's pipeline: its raw bytes, and the buffer of its
-// block, as large (raw bytes that do not compress are stored).
-func (j *blockJob) size() int { return 2 * (cap(j.index) + cap(j.raw)) }
+// size is what the job holds until its block is made, for the budget of
+// the writer's pipeline: its raw bytes, and the block they make, as large
+// (raw bytes that do not compress are stored); once made, it holds its
+// body (see settle). Bytes, not the capacity of the buffers holding them:
+// a pooled buffer may be far larger than its bytes (a store frame's 18
+// MiB reused for a block's index), and counting capacity held the
+// deduper back while ppm frames were coded, so that fewer were coded at
+// once (--max -T2 of 315 MB: 41-49 s, now 32 s).
+func (j *blockJob) size() int { return 2 * (len(j.index) + len(j.raw)) }
 
 // compress makes the block.
 func (j *blockJob) compress(e *frameEncoder) error {
@@ -137,19 +142,44 @@ func (j *blockJob) compress(e *frameEncoder) error {
 	}
 	j.buf = body
 	j.body = container.FinishBlock(body, container.TypeArchive, j.counts.Records)
+	j.settle()
 	return nil
+}
+
+// settle gives back what a made block no longer needs while it waits to
+// be written behind slower ones (a ppm frame takes seconds: at LevelMax a
+// dozen records blocks or more wait for it): its raw bytes, unless they
+// are a dictionary, its index, and, for a body much smaller than the
+// buffer it was made in (sized for the raw bytes, should they be stored),
+// that buffer, the body moved to memory of its size. The pipeline's
+// budget counts a made block by its body.
+func (j *blockJob) settle() {
+	j.rawLen = [2]int{len(j.raw), len(j.index)}
+	if !j.isDict && !j.heapRaw {
+		putBuf(j.raw)
+	}
+	if !j.isDict {
+		j.raw = nil
+	}
+	putBuf(j.index)
+	j.index = nil
+	if len(j.body) < cap(j.buf)/4 {
+		body := append([]byte(nil), j.body...)
+		putBuf(j.buf)
+		j.buf, j.body = nil, body
+	}
 }
 
 // addTo adds the block to c.
 func (j *blockJob) addTo(c *Counts) {
 	switch j.kind {
 	case kindRecords:
-		c.Streams[StreamIndex].add(len(j.index), j.packed[0], coderZstd)
-		c.Streams[StreamSkeletons].add(len(j.raw), j.packed[1], j.coder[1])
+		c.Streams[StreamIndex].add(j.rawLen[1], j.packed[0], coderZstd)
+		c.Streams[StreamSkeletons].add(j.rawLen[0], j.packed[1], j.coder[1])
 	case kindStrings:
-		c.Streams[StreamStrings].add(len(j.raw), j.packed[0], j.coder[0])
+		c.Streams[StreamStrings].add(j.rawLen[0], j.packed[0], j.coder[0])
 	case kindTemplates:
-		c.Streams[StreamTemplates].add(len(j.raw), j.packed[0], j.coder[0])
+		c.Streams[StreamTemplates].add(j.rawLen[0], j.packed[0], j.coder[0])
 	case kindPlain:
 		c.Streams[StreamDicts].add(j.count, j.packed[0], coderStored)
 	}
@@ -179,6 +209,7 @@ type deduper struct {
 	jobs    chan<- *blockJob
 	t       *table
 	skel    stream
+	skelBuf []byte    // the buffer the skeletons of a block are gathered in, if kept
 	store   [2]stream // strings, templates
 	block   int       // number of the next block
 	dir     []byte    // the directory's entries
@@ -203,7 +234,8 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	flags, lens, crcs, schemas, models, table := d.cols[0][:0], d.cols[1][:0], d.cols[2][:0], d.cols[3][:0], d.cols[4][:0], d.cols[5][:0]
 	clear(d.modelIDs)
 	modelIDs := d.modelIDs
-	skel := d.skel.raw
+	skel := d.skelBuf
+	d.skelBuf = nil
 	if skel == nil {
 		// Skeletons are a quarter of JSON input, all of other lines.
 		skel = getBuf(d.o.batchSize() / 2)
@@ -257,10 +289,19 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	index = append(append(append(append(append(index, flags...), lens...), crcs...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(modelIDs)))
 	index = append(index, table...)
+	compact := len(skel) <= cap(skel)/4
+	if compact {
+		// The block may wait for a worker for seconds (at LevelMax, a
+		// dozen blocks or more behind ppm frames): its skeletons wait in
+		// memory of their size (a twentieth of the input, where most is
+		// stored), the buffer they were gathered in kept for the next.
+		d.skelBuf = skel[:0]
+		skel = append([]byte(nil), skel...)
+	}
 	d.skel.raw = skel
 	d.skel.count = len(b.recs)
 	j := d.frameJob(&d.skel)
-	j.index, j.counts = index, counts
+	j.index, j.counts, j.heapRaw = index, counts, compact
 	return d.send(ctx, j)
 }
 

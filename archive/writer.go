@@ -391,10 +391,10 @@ func (w *Writer) run(cw *container.Writer) error {
 	scanners := make([]*scanner, n)
 	// A ppm frame (LevelMax) takes seconds to compress. For the next to
 	// be taken up by another worker meanwhile, it and the records blocks
-	// written in between (a dozen or so, 4 MiB each to the budget) must
-	// fit in the queue and the budget besides the first: with 2n jobs
-	// and 64 MiB, frames were compressed one at a time on any number of
-	// workers.
+	// written in between (a dozen or so, their skeletons and index twice
+	// to the budget) must fit in the queue and the budget besides the
+	// first: with 2n jobs and 64 MiB, frames were compressed one at a
+	// time on any number of workers.
 	queue, budget := 2*n, int64(flowBudget)
 	if w.o.level() == LevelMax {
 		queue = max(queue, 64)
