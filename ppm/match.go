@@ -29,16 +29,22 @@ type matcher struct {
 // init readies the matcher for capacity bytes, after those of dict, which
 // it finds repeats in as in what it has seen.
 func (t *matcher) init(dict []byte, capacity int) {
-	t.hist = make([]byte, 0, len(dict)+min(capacity, 1<<20)) // grown as needed past that
-	b := min(max(bits.Len(uint(len(dict)+capacity)), 10), matchBits)
+	t.start(append(make([]byte, 0, len(dict)+min(capacity, 1<<20)), dict...), capacity) // grown as needed past that
+}
+
+// start readies the matcher for capacity bytes after hist, the history so
+// far (a dictionary), which push appends to: an encoder that has its text
+// behind hist, in hist's capacity, so keeps no copy of it.
+func (t *matcher) start(hist []byte, capacity int) {
+	t.hist = hist
+	b := min(max(bits.Len(uint(len(hist)+capacity)), 10), matchBits)
 	t.table, t.shift = make([]uint32, 1<<b), uint(64-b)
 	t.ptr, t.len = 0, 0
 	for i := range t.prob {
 		t.prob[i] = prob{p: 2048}
 	}
-	t.hist = append(t.hist, dict...)
-	for end := matchMin; end <= len(dict); end++ {
-		t.table[hashAt(t.hist[end-matchMin:], t.shift)] = uint32(end + 1)
+	for end := matchMin; end <= len(hist); end++ {
+		t.table[hashAt(hist[end-matchMin:], t.shift)] = uint32(end + 1)
 	}
 }
 

@@ -112,8 +112,12 @@ func appendEncode(dst, src []byte, o Options, t *words.Table) []byte {
 	}
 	encodeList(&e, t)
 	setClasses(t, m)
-	m.match.init(t.AppendEncode(nil, o.Dict), len(src))
-	for _, b := range t.AppendEncode(make([]byte, 0, len(src)), src) {
+	// The dictionary and the text coded in one buffer, the match model's
+	// history: encodeSymbol appends each byte of the text where it is.
+	dict := t.AppendEncode(make([]byte, 0, len(o.Dict)+len(src)+len(src)/64), o.Dict)
+	text := t.AppendEncode(dict, src)
+	m.match.start(text[:len(dict)], len(src)) // the decoder sizes its table by the raw length
+	for _, b := range text[len(dict):] {
 		m.encodeSymbol(&e, b)
 	}
 	return e.finish()

@@ -3,6 +3,7 @@ package ppm
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -41,6 +42,24 @@ func TestWordsDict(t *testing.T) {
 	alone := roundTrip(t, in, Options{Memory: 16, Words: true})
 	if len(with) >= len(alone) {
 		t.Errorf("with a dictionary: %d bytes, alone %d", len(with), len(alone))
+	}
+}
+
+// TestWordsSizes: text whose codes are shorter than it by a power of two
+// or more, alone and behind a dictionary, comes back: the encoder, which
+// has the coded text at hand, sizes its match model as the decoder does,
+// by the raw length (sized by the coded one, the tables differed, and
+// where their hashes collided, so did the predictions).
+func TestWordsSizes(t *testing.T) {
+	text := sample.JSONL()
+	for _, n := range []int{144 << 10, 288 << 10, 576 << 10} {
+		in := text[:min(n, len(text))]
+		coded := chooseWords(in).AppendEncode(nil, in)
+		if bits.Len(uint(len(coded))) == bits.Len(uint(len(in))) {
+			t.Fatalf("%d bytes coded to %d: not a test of the sizes", len(in), len(coded))
+		}
+		roundTrip(t, in, Options{Memory: 16, Words: true})
+		roundTrip(t, in, Options{Memory: 16, Words: true, Dict: text[len(text)-n/2:]})
 	}
 }
 
