@@ -84,7 +84,14 @@ func (j *blockJob) size() int { return 2 * (len(j.index) + len(j.raw)) }
 
 // compress makes the block.
 func (j *blockJob) compress(e *frameEncoder) error {
-	j.buf = getBuf(container.BlockRoom + len(j.index) + len(j.raw) + 64)
+	// Room for the raw bytes, should they be stored. ppm's frames
+	// (LevelMax) are a fifth of them or less, coded for seconds: room for
+	// a quarter, grown if need be (two frames in hand held 36 MiB for 5).
+	room := len(j.raw)
+	if e.ppmMemory > 0 {
+		room /= 4
+	}
+	j.buf = getBuf(container.BlockRoom + len(j.index) + room + 64)
 	body := append(j.buf[:container.BlockRoom], j.kind)
 	var err error
 	switch j.kind {
