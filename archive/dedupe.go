@@ -55,9 +55,10 @@ type blockJob struct {
 	packed    [2]int  // bytes of the frames, once compressed: index and skeletons, or the store frame
 	coder     [2]byte // and their coders
 	rawLen    [2]int  // and their raw bytes
-	// isDict marks raw as its segment's dictionary, kept until free, the
-	// previous dictionary, can be let go: once this block is written, no
-	// block using it is still being made.
+	// isDict marks raw as its segment's dictionary (at LevelMax, a copy
+	// of its first bytes is), kept while the segment lasts; free is the
+	// previous segment's, let go once this block is written: no block
+	// using it is still being made.
 	isDict bool
 	free   []byte
 	// heapRaw marks raw as the heap's, not a pooled buffer: a records
@@ -415,8 +416,17 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 			s.dictUses++
 		} else if s.inSegment == 0 {
 			// The first frame of a segment: the dictionary of the others.
-			j.isDict, j.free = true, s.dict
-			s.dict, s.dictBlock, s.words, s.dictUses = s.raw, d.block, nil, 0
+			// ppm's is its first ppmDict bytes, kept in memory of their
+			// size (10 MiB less while a --max run lasts), the frame's
+			// buffer given back once the frame is made.
+			dict := s.raw
+			if d.o.level() == LevelMax && len(dict) > ppmDict {
+				dict = append(getBuf(ppmDict), dict[:ppmDict]...)
+			} else {
+				j.isDict = true
+			}
+			j.free = s.dict
+			s.dict, s.dictBlock, s.words, s.dictUses = dict, d.block, nil, 0
 			if d.o.level() < LevelMax && !d.o.noWords {
 				s.words = &segmentWords{raw: s.raw}
 			}

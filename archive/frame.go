@@ -119,7 +119,7 @@ type frameEncoder struct {
 func newFrameEncoder(level, ppmMemory int, dicts *dictEncoders) (*frameEncoder, error) {
 	e := &frameEncoder{level: zstdLevel(level), ppmMemory: ppmMemory, dicts: dicts}
 	var err error
-	if e.small, err = newZstd(e.level, zstd.WithLowerEncoderMem(true)); err != nil {
+	if e.small, err = newZstd(e.level, plainOptions(0)...); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -145,18 +145,40 @@ func (e *frameEncoder) plain(n int) *zstd.Encoder {
 	}
 	if e.large == nil {
 		var err error
-		if e.large, err = newZstd(e.level, zstd.WithWindowSize(encoderWindow/2)); err != nil {
+		if e.large, err = newZstd(e.level, plainOptions(n)...); err != nil {
 			panic(err) // only bad options fail, and these are fixed
 		}
 	}
 	return e.large
 }
 
-// zstdLevel is the zstd level of an archive level: LevelMax's index
-// frames are level 4's.
-func zstdLevel(level int) zstd.EncoderLevel { return zstd.EncoderLevel(min(level, 4)) }
+// plainOptions are the options of plain's encoder of a frame of n bytes.
+func plainOptions(n int) []zstd.EOption {
+	if n <= encoderWindow {
+		return []zstd.EOption{zstd.WithLowerEncoderMem(true)}
+	}
+	return []zstd.EOption{zstd.WithWindowSize(encoderWindow / 2)}
+}
 
-// dictEncoders are the zstd encoders of frames with a dictionary, shared
+// zstdLevel is the zstd level of an archive level. LevelMax's zstd frames
+// but its index frames (numbers' columns, and the coding of each frame
+// that is kept where it beats ppm's) are level 3's, its index frames level
+// 4's, all workers' in one encoder (dictEncoders.index): level 4's
+// encoders hold 34 MiB of tables each, one a worker, and with them a --max
+// -T2 run of 315 MB peaked at 1.12 GB, over its target (its two models and
+// 256 MiB, 1,024 MiB); logs of numbers compress 2-2.8x faster at level 3,
+// for 0.01-0.45% more bytes, while the index of a log of streamed chunks
+// (a record a chunk) took 25% more at level 3 (bench/README.md, "Where
+// that memory goes").
+func zstdLevel(level int) zstd.EncoderLevel {
+	if level == LevelMax {
+		return zstd.SpeedBetterCompression
+	}
+	return zstd.EncoderLevel(min(level, 4))
+}
+
+// dictEncoders are the zstd encoders of frames with a dictionary (and at
+// LevelMax, that of index frames: see index), shared
 // by a writer's workers. Setting a dictionary hashes all of it (~35 ms for
 // 4 MiB at level 3, as long as compressing 2 MiB), so an encoder keeps its
 // dictionary for the next frame of the segment, whichever worker takes
@@ -168,6 +190,27 @@ type dictEncoders struct {
 	level zstd.EncoderLevel
 	mu    sync.Mutex
 	idle  []*dictEncoder
+
+	// At LevelMax, the encoder of index frames (see zstdLevel): they are
+	// a few KiB to a few hundred a records block, coded in milliseconds
+	// between ppm frames that take seconds, so that one encoder serves
+	// the workers.
+	indexMu sync.Mutex
+	indexZ  *zstd.Encoder
+}
+
+// index returns LevelMax's encoder of index frames, locked, and the
+// function that unlocks it.
+func (p *dictEncoders) index() (*zstd.Encoder, func(), error) {
+	p.indexMu.Lock()
+	if p.indexZ == nil {
+		var err error
+		if p.indexZ, err = newZstd(zstd.SpeedBestCompression, zstd.WithLowerEncoderMem(true)); err != nil {
+			p.indexMu.Unlock()
+			return nil, nil, err
+		}
+	}
+	return p.indexZ, p.indexMu.Unlock, nil
 }
 
 type dictEncoder struct {
@@ -241,10 +284,17 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	// bench/traffic -kind tokens) takes an LZ coder better than a
 	// context model: ppm, on those ids shaped as a templates frame, made
 	// such a log 4.47x where zstd's level 3 made 9.89x. So at LevelMax a
-	// frame is also coded by zstd at level 4 as it is (alone: a frame and
+	// frame is also coded by zstd at level 3 as it is (alone: a frame and
 	// its dictionary are more than zstd's window), in a sixth of ppm's
-	// time, and the smaller kept.
-	z := e.plain(len(raw)).EncodeAll(raw, nil)
+	// time, and the smaller kept. By an encoder of its own, let go with
+	// it: plain's would keep a history of the largest frame so coded (16
+	// MiB) while the worker's next ppm frame is coded (--max -T2 of 315
+	// MB: peak RSS 1.07-1.08 GB, 1.05-1.07 so).
+	tz, err := newZstd(e.level, plainOptions(len(raw))...)
+	if err != nil {
+		return dst, err
+	}
+	z := tz.EncodeAll(raw, nil)
 	if h := appendFrameHeader(nil, coderZstd, -1, len(raw), len(z)); len(h)+len(z) < len(dst)-start {
 		dst = append(append(dst[:start], h...), z...)
 	}
@@ -364,6 +414,14 @@ func (e *frameEncoder) appendCoded(dst, raw []byte, s int, dict []byte, dictBloc
 		return e.appendPPM(dst, raw, dict, dictBlock)
 	}
 	z := e.plain(len(raw))
+	if s == StreamIndex && e.ppmMemory > 0 && len(raw) <= encoderWindow {
+		iz, unlock, err := e.dicts.index()
+		if err != nil {
+			return dst, err
+		}
+		defer unlock()
+		z = iz
+	}
 	if dict != nil {
 		de, err := e.dicts.get(dict, dictBlock)
 		if err != nil {
