@@ -111,6 +111,9 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[1] = len(body) - at
 	case kindStrings, kindTemplates:
+		if e.ppmMemory > 0 {
+			e.dicts.dropIndex() // see dictEncoders.indexZ
+		}
 		body = varint.AppendUvarint64(body, uint64(j.first))
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)

@@ -163,13 +163,13 @@ func plainOptions(n int) []zstd.EOption {
 // zstdLevel is the zstd level of an archive level. LevelMax's zstd frames
 // but its index frames (numbers' columns, and the coding of each frame
 // that is kept where it beats ppm's) are level 3's, its index frames level
-// 4's, all workers' in one encoder (dictEncoders.index): level 4's
-// encoders hold 34 MiB of tables each, one a worker, and with them a --max
-// -T2 run of 315 MB peaked at 1.12 GB, over its target (its two models and
-// 256 MiB, 1,024 MiB); logs of numbers compress 2-2.8x faster at level 3,
-// for 0.01-0.45% more bytes, while the index of a log of streamed chunks
-// (a record a chunk) took 25% more at level 3 (bench/README.md, "Where
-// that memory goes").
+// 4's, in one encoder for the workers (dictEncoders.index): level 4's
+// encoders hold 34 MiB of tables each, one a worker, and with them a
+// --max -T2 run of 315 MB peaked at 1.12 GB, over its target (its two
+// models and 256 MiB, 1,024 MiB); logs of numbers compress 2-2.8x faster
+// at level 3, for 0.01-0.45% more bytes, while the index of a log of
+// streamed chunks (a record a chunk) took 25% more at level 3
+// (bench/README.md, "Where that memory goes").
 func zstdLevel(level int) zstd.EncoderLevel {
 	if level == LevelMax {
 		return zstd.SpeedBetterCompression
@@ -177,8 +177,7 @@ func zstdLevel(level int) zstd.EncoderLevel {
 	return zstd.EncoderLevel(min(level, 4))
 }
 
-// dictEncoders are the zstd encoders of frames with a dictionary (and at
-// LevelMax, that of index frames: see index), shared
+// dictEncoders are the zstd encoders of frames with a dictionary, shared
 // by a writer's workers. Setting a dictionary hashes all of it (~35 ms for
 // 4 MiB at level 3, as long as compressing 2 MiB), so an encoder keeps its
 // dictionary for the next frame of the segment, whichever worker takes
@@ -191,10 +190,11 @@ type dictEncoders struct {
 	mu    sync.Mutex
 	idle  []*dictEncoder
 
-	// At LevelMax, the encoder of index frames (see zstdLevel): they are
-	// a few KiB to a few hundred a records block, coded in milliseconds
-	// between ppm frames that take seconds, so that one encoder serves
-	// the workers.
+	// At LevelMax, the encoder of index frames (see zstdLevel), one for
+	// the workers: an index frame takes milliseconds a records block. Its
+	// tables, 34 MiB, all of them touched by any index frame, are let go
+	// when a worker starts a store frame's ppm coding, which takes
+	// seconds: two such frames at once are the peak of a run's memory.
 	indexMu sync.Mutex
 	indexZ  *zstd.Encoder
 }
@@ -205,12 +205,20 @@ func (p *dictEncoders) index() (*zstd.Encoder, func(), error) {
 	p.indexMu.Lock()
 	if p.indexZ == nil {
 		var err error
-		if p.indexZ, err = newZstd(zstd.SpeedBestCompression, zstd.WithLowerEncoderMem(true)); err != nil {
+		if p.indexZ, err = newZstd(zstd.SpeedBestCompression, plainOptions(0)...); err != nil {
 			p.indexMu.Unlock()
 			return nil, nil, err
 		}
 	}
 	return p.indexZ, p.indexMu.Unlock, nil
+}
+
+// dropIndex lets the encoder of index frames go, to be made again when
+// next needed.
+func (p *dictEncoders) dropIndex() {
+	p.indexMu.Lock()
+	p.indexZ = nil
+	p.indexMu.Unlock()
 }
 
 type dictEncoder struct {
