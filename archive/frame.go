@@ -297,7 +297,7 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	// time, and the smaller kept. By an encoder of its own, let go with
 	// it: plain's would keep a history of the largest frame so coded (16
 	// MiB) while the worker's next ppm frame is coded (--max -T2 of 315
-	// MB: peak RSS 1.07-1.08 GB, 1.05-1.07 so).
+	// MB: peak RSS 1,048-1,057 MiB, 1,029-1,044 so).
 	tz, err := newZstd(e.level, plainOptions(len(raw))...)
 	if err != nil {
 		return dst, err
