@@ -54,7 +54,8 @@ type blockJob struct {
 	buf       []byte  // the memory of body
 	packed    [2]int  // bytes of the frames, once compressed: index and skeletons, or the store frame
 	coder     [2]byte // and their coders
-	rawLen    [2]int  // and their raw bytes
+	rawLen    int     // raw's length and index's, kept once they are given back (settle)
+	indexLen  int
 	// isDict marks raw as its segment's dictionary (at LevelMax, a copy
 	// of its first bytes is), kept while the segment lasts; free is the
 	// previous segment's, let go once this block is written: no block
@@ -111,9 +112,6 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[1] = len(body) - at
 	case kindStrings, kindTemplates:
-		if e.ppmMemory > 0 {
-			e.dicts.dropIndex() // see dictEncoders.indexZ
-		}
 		body = varint.AppendUvarint64(body, uint64(j.first))
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
@@ -165,11 +163,11 @@ func (j *blockJob) compress(e *frameEncoder) error {
 // that buffer, the body moved to memory of its size. The pipeline's
 // budget counts a made block by its body.
 func (j *blockJob) settle() {
-	j.rawLen = [2]int{len(j.raw), len(j.index)}
-	if !j.isDict && !j.heapRaw {
-		putBuf(j.raw)
-	}
+	j.rawLen, j.indexLen = len(j.raw), len(j.index)
 	if !j.isDict {
+		if !j.heapRaw {
+			putBuf(j.raw)
+		}
 		j.raw = nil
 	}
 	putBuf(j.index)
@@ -185,12 +183,12 @@ func (j *blockJob) settle() {
 func (j *blockJob) addTo(c *Counts) {
 	switch j.kind {
 	case kindRecords:
-		c.Streams[StreamIndex].add(j.rawLen[1], j.packed[0], coderZstd)
-		c.Streams[StreamSkeletons].add(j.rawLen[0], j.packed[1], j.coder[1])
+		c.Streams[StreamIndex].add(j.indexLen, j.packed[0], coderZstd)
+		c.Streams[StreamSkeletons].add(j.rawLen, j.packed[1], j.coder[1])
 	case kindStrings:
-		c.Streams[StreamStrings].add(j.rawLen[0], j.packed[0], j.coder[0])
+		c.Streams[StreamStrings].add(j.rawLen, j.packed[0], j.coder[0])
 	case kindTemplates:
-		c.Streams[StreamTemplates].add(j.rawLen[0], j.packed[0], j.coder[0])
+		c.Streams[StreamTemplates].add(j.rawLen, j.packed[0], j.coder[0])
 	case kindPlain:
 		c.Streams[StreamDicts].add(j.count, j.packed[0], coderStored)
 	}

@@ -282,6 +282,9 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 	if s == StreamIndex {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)
 	}
+	if e.ppmMemory > 0 && (s == StreamStrings || s == StreamTemplates) {
+		e.dicts.dropIndex() // a store frame's ppm coding: see dictEncoders.indexZ
+	}
 	start := len(dst)
 	dst, err := e.appendSplit(dst, raw, s, dict, dictBlock)
 	if err != nil || e.ppmMemory == 0 {
