@@ -516,6 +516,79 @@ func TestPPMDictPrefix(t *testing.T) {
 	}
 }
 
+// TestPPMDictEarly: a ppm frame whose dictionary is the start of a frame
+// being decoded whole is decoded as soon as that start is, not once all of
+// the other is (dictPrefixes); and decodes as it would alone.
+func TestPPMDictEarly(t *testing.T) {
+	defer func(n int) { ppmDict = n }(ppmDict)
+	ppmDict = 3000
+	packed, _ := write(t, sample.JSONL()[:300000], Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 3, Level: LevelMax, ModelMemory: 1}, 1000)
+	open := func() *Reader {
+		r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := open()
+	defer r.Close()
+	bodies := blocksOf(t, packed)
+	tested := 0
+	for _, a := range r.frames[0] {
+		if f, _ := storeFrameOf(t, bodies[a.block]); f.coder != coderPPM || f.dict >= 0 || f.rawLen <= ppmDict {
+			continue
+		}
+		for _, b := range r.frames[0] {
+			if f, _ := storeFrameOf(t, bodies[b.block]); f.coder&^coderFlags != coderPPM || f.dict != a.block {
+				continue
+			}
+			alone := open()
+			want, err := alone.store(0, b, 0)
+			alone.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.cache.init(cacheBudget)
+			handed, release := make(chan struct{}), make(chan struct{})
+			r.prefixes.testHook = func() {
+				close(handed)
+				<-release
+			}
+			decodedA := make(chan error)
+			go func() {
+				_, err := r.store(0, a, 0)
+				decodedA <- err
+			}()
+			<-handed
+			decodedB := make(chan error)
+			var got *storeBlock
+			go func() {
+				var err error
+				got, err = r.store(0, b, 0)
+				decodedB <- err
+			}()
+			select {
+			case err := <-decodedB:
+				if err != nil || !bytes.Equal(got.raw, want.raw) {
+					t.Errorf("frame %d with frame %d's start decoding: %v", b.block, a.block, err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("frame %d waited for all of frame %d, its dictionary's", b.block, a.block)
+			}
+			close(release)
+			if err := <-decodedA; err != nil {
+				t.Fatal(err)
+			}
+			r.prefixes.testHook = nil
+			tested++
+			break
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no ppm frame with a dictionary from a ppm frame longer than it: nothing tested")
+	}
+}
+
 // TestStorePrefix: storePrefix decodes a frame at least n bytes far, and
 // what it gives is the frame's start, also where n falls in an entry
 // longer than a step of the frame's ends.

@@ -32,6 +32,7 @@ type Reader struct {
 	total     [2]uint32       // entries of each kind
 	cache     cache
 	hot       hotEntries
+	prefixes  dictPrefixes
 	decs      sync.Pool // *frameDecoder
 	blockBufs sync.Pool // *[]byte, see block
 	// io keeps Close from returning while the ReaderAt is being read: a
@@ -977,7 +978,15 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 		}
 		s.raw, s.words, s.complete, err = d.decodeWords(into, fr, dictText, table, n, dict, kept)
 	} else {
+		if t == 0 && fr.coder == coderPPM && fr.dict < 0 && n == fr.rawLen {
+			// A segment's first strings frame, decoded whole: its start
+			// is the others' dictionary (dictPrefixes).
+			var end func()
+			d.onPrefix, end = r.prefixes.start(f.block)
+			defer end()
+		}
 		s.raw, s.complete, err = d.decodePrefix(into, fr, dictText, n)
+		d.onPrefix = nil
 	}
 	if err != nil {
 		return nil, 0, blockErr(f.block, err)
@@ -1038,6 +1047,9 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		return nil, nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
 	}
 	if forPPM {
+		if raw := r.prefixes.wait(dict); raw != nil {
+			return raw, nil, nil
+		}
 		s, err := r.storePrefix(t, fs[i], ppmDict)
 		if err != nil {
 			return nil, nil, err
@@ -1074,6 +1086,71 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		return s.words.text, s.words.table, nil
 	}
 	return s.raw, nil, nil
+}
+
+// dictPrefixes hands the first ppmDict bytes of a ppm strings frame that
+// is being decoded whole, a segment's first, to the frames that take them
+// as their dictionary as soon as they are decoded: those frames wait for
+// that much of it, not for all of it (dev100's second strings frame, at
+// --max, started some four seconds sooner on two cores, bench/README.md).
+type dictPrefixes struct {
+	mu sync.Mutex
+	m  map[int]*dictPrefix
+	// testHook, if set (by tests), is called by the decoder of a frame
+	// once it has handed its start over.
+	testHook func()
+}
+
+type dictPrefix struct {
+	ready chan struct{} // closed once raw is set, or the decoding ended without it
+	raw   []byte
+}
+
+// start records that block b is being decoded whole, and returns the
+// function its decoder calls with the first ppmDict bytes (ppm's
+// Options.OnPrefix) and the one to call once it has ended. A second start
+// of b while the first runs records nothing.
+func (p *dictPrefixes) start(b int) (onPrefix func([]byte), end func()) {
+	x := &dictPrefix{ready: make(chan struct{})}
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = map[int]*dictPrefix{}
+	}
+	if _, ok := p.m[b]; ok {
+		p.mu.Unlock()
+		return nil, func() {}
+	}
+	p.m[b] = x
+	p.mu.Unlock()
+	told := false
+	onPrefix = func(raw []byte) {
+		x.raw, told = raw, true
+		close(x.ready)
+		if p.testHook != nil {
+			p.testHook()
+		}
+	}
+	return onPrefix, func() {
+		if !told {
+			close(x.ready) // decoded short of ppmDict, or failed: the frame itself is the dictionary
+		}
+		p.mu.Lock()
+		delete(p.m, b)
+		p.mu.Unlock()
+	}
+}
+
+// wait returns the first ppmDict bytes of block b if it is being decoded
+// whole (once they are), else nil.
+func (p *dictPrefixes) wait(b int) []byte {
+	p.mu.Lock()
+	x := p.m[b]
+	p.mu.Unlock()
+	if x == nil {
+		return nil
+	}
+	<-x.ready
+	return x.raw
 }
 
 // loadPlain reads the plain copy of strings frame f as a dictionary

@@ -32,6 +32,24 @@ type Options struct {
 	// on text with no byte values to spare. A decoder needs nothing: the
 	// data says.
 	Words bool
+	// OnPrefix, if not nil, is called by a decoder, on its own goroutine,
+	// as soon as it has decoded the first Prefix bytes (if Prefix > 0 and
+	// it decodes that many), with them: a caller that needs only the start
+	// of the text (another frame's dictionary) may hand it on while the
+	// rest is decoded. Nothing writes those bytes afterwards; they are not
+	// checked against the CRC-32 of the whole.
+	OnPrefix func(prefix []byte)
+	Prefix   int
+}
+
+// tell calls o.OnPrefix if decoded, the bytes decoded so far, hold the
+// prefix it asks for, and reports whether it did.
+func (o Options) tell(decoded []byte) bool {
+	if len(decoded) < o.Prefix {
+		return false
+	}
+	o.OnPrefix(decoded[:o.Prefix:o.Prefix])
+	return true
 }
 
 func (o Options) order() int     { return pick(o.Order, 16) }
@@ -191,6 +209,9 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 				return dst[:start], ErrCorrupt
 			}
 			dst = append(dst, b)
+			if len(dst)-start == o.Prefix && o.OnPrefix != nil {
+				o.tell(dst[start:])
+			}
 		}
 	} else {
 		t := decodeWordList(&d, nWords, codes, one)
@@ -200,7 +221,7 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		setClasses(t, m)
 		m.match.init(t.AppendEncode(nil, o.Dict), int(rawLen))
 		var ok bool
-		if dst, ok = decodeWords(t, dst, m, &d, min(int(rawLen), max(n, 0)), int(rawLen)); !ok {
+		if dst, ok = decodeWords(t, dst, m, &d, min(int(rawLen), max(n, 0)), int(rawLen), o); !ok {
 			return dst[:start], ErrCorrupt
 		}
 	}

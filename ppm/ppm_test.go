@@ -104,6 +104,34 @@ func TestDecodePrefix(t *testing.T) {
 	}
 }
 
+// TestOnPrefix: a decoder hands over the first Prefix bytes of the text
+// once, as soon as it has them, with words replaced and without, a prefix
+// that later decoding leaves as it is; not if it decodes fewer.
+func TestOnPrefix(t *testing.T) {
+	in := sample.JSONL()[:400000]
+	for _, words := range []bool{false, true} {
+		p, err := AppendEncode(nil, in, Options{Memory: 8, Words: words})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ prefix, n int }{{1, len(in)}, {1000, len(in)}, {123457, len(in)}, {len(in), len(in)}, {len(in) + 1, len(in)}, {5000, 4999}, {5000, 5000}} {
+			var seen [][]byte
+			o := Options{Prefix: c.prefix, OnPrefix: func(b []byte) { seen = append(seen, b) }}
+			out, err := AppendDecodePrefix([]byte("x"), p, c.n, len(in), o)
+			if err != nil || !bytes.Equal(out[1:], in[:c.n]) {
+				t.Fatalf("words %v, prefix %d of %d: %v", words, c.prefix, c.n, err)
+			}
+			want := 1
+			if c.prefix > c.n {
+				want = 0
+			}
+			if len(seen) != want || want == 1 && !bytes.Equal(seen[0], in[:c.prefix]) {
+				t.Errorf("words %v, prefix %d of %d: %d calls, want %d, or not the text's start", words, c.prefix, c.n, len(seen), want)
+			}
+		}
+	}
+}
+
 // TestLimits: the decoder refuses memory over its limit and lengths over
 // the caller's, before allocating either.
 func TestLimits(t *testing.T) {

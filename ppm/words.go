@@ -72,12 +72,17 @@ func decodeWordList(d *decoder, n int, codes []byte, one int) *words.Table {
 	return t
 }
 
-// decode decodes symbols with m and d, expanding codes, until at least n
-// bytes are appended to dst (n of them are kept), and reports whether
-// the data was well formed: codes complete, and no more than rawLen bytes.
-func decodeWords(t *words.Table, dst []byte, m *model, d *decoder, n, rawLen int) ([]byte, bool) {
+// decodeWords decodes symbols with m and d, expanding codes, until at
+// least n bytes are appended to dst (n of them are kept), and reports
+// whether the data was well formed: codes complete, and no more than
+// rawLen bytes. It calls o.OnPrefix as Options says.
+func decodeWords(t *words.Table, dst []byte, m *model, d *decoder, n, rawLen int, o Options) ([]byte, bool) {
 	start := len(dst)
+	told := o.OnPrefix == nil || o.Prefix <= 0 || o.Prefix > n
 	for len(dst)-start < n {
+		if !told {
+			told = o.tell(dst[start:])
+		}
 		b, ok := m.decodeSymbol(d)
 		if !ok || d.over > 4 {
 			return dst, false
@@ -122,6 +127,9 @@ func decodeWords(t *words.Table, dst []byte, m *model, d *decoder, n, rawLen int
 		if capital {
 			dst[at] &^= 0x20
 		}
+	}
+	if !told && d.over <= 4 {
+		o.tell(dst[start:])
 	}
 	return dst[:start+n], d.over <= 4
 }
