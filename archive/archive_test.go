@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -516,12 +517,14 @@ func TestPPMDictPrefix(t *testing.T) {
 	}
 }
 
-// TestPPMDictEarly: a ppm frame whose dictionary is the start of a frame
-// being decoded whole is decoded as soon as that start is, not once all of
-// the other is (dictPrefixes); and decodes as it would alone.
-func TestPPMDictEarly(t *testing.T) {
-	defer func(n int) { ppmDict = n }(ppmDict)
-	ppmDict = 3000
+// TestGrowing: what is decoded of a ppm frame being decoded whole is
+// handed on as it is (growingFrames): a frame whose dictionary is its
+// start is decoded, and its entries are read for Decode, as soon as that
+// much of it is, not once all of it is; and both are what they would be
+// from the frame decoded alone.
+func TestGrowing(t *testing.T) {
+	defer func(n, step int) { ppmDict, prefixStep = n, step }(ppmDict, prefixStep)
+	ppmDict, prefixStep = 3000, 1000
 	packed, _ := write(t, sample.JSONL()[:300000], Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 3, Level: LevelMax, ModelMemory: 1}, 1000)
 	open := func() *Reader {
 		r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
@@ -532,60 +535,89 @@ func TestPPMDictEarly(t *testing.T) {
 	}
 	r := open()
 	defer r.Close()
+	alone := open()
+	defer alone.Close()
 	bodies := blocksOf(t, packed)
-	tested := 0
+	// whileDecoding decodes frame a whole on a goroutine, stopped once it
+	// has handed on ppmDict bytes or more, and calls f meanwhile; f must
+	// not wait for the rest of a.
+	whileDecoding := func(a storeFrame, f func()) {
+		r.cache.init(cacheBudget)
+		handed, release := make(chan struct{}), make(chan struct{})
+		r.growing.testHook = func(b, n int) {
+			if b == a.block && n >= ppmDict && handed != nil {
+				close(handed)
+				handed = nil
+				<-release
+			}
+		}
+		defer func() { r.growing.testHook = nil }()
+		wait := handed
+		decodedA := make(chan error)
+		go func() {
+			_, err := r.store(0, a, 0)
+			decodedA <- err
+		}()
+		<-wait
+		done := make(chan struct{})
+		go func() {
+			f()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("waited for all of frame %d", a.block)
+		}
+		close(release)
+		if err := <-decodedA; err != nil {
+			t.Fatal(err)
+		}
+	}
+	dicts, entries := 0, 0
 	for _, a := range r.frames[0] {
-		if f, _ := storeFrameOf(t, bodies[a.block]); f.coder != coderPPM || f.dict >= 0 || f.rawLen <= ppmDict {
+		if f, _ := storeFrameOf(t, bodies[a.block]); f.coder != coderPPM || f.rawLen <= 2*ppmDict {
 			continue
 		}
+		whole, err := alone.store(0, a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Its entries in its first ppmDict bytes, as Decode reads them.
+		n := sort.Search(len(whole.ends), func(i int) bool { return int(whole.ends[i]) >= ppmDict })
+		if n == 0 {
+			continue
+		}
+		whileDecoding(a, func() {
+			var last recent
+			for id := a.first; id < a.first+uint32(n); id++ {
+				text, err := r.entry(0, id, &last, true)
+				if want, _ := whole.text(id - a.first); err != nil || !bytes.Equal(text, want) {
+					t.Errorf("entry %d of frame %d: %q, %v; want %q", id, a.block, text, err, want)
+				}
+			}
+		})
+		entries++
 		for _, b := range r.frames[0] {
 			if f, _ := storeFrameOf(t, bodies[b.block]); f.coder&^coderFlags != coderPPM || f.dict != a.block {
 				continue
 			}
-			alone := open()
 			want, err := alone.store(0, b, 0)
-			alone.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.cache.init(cacheBudget)
-			handed, release := make(chan struct{}), make(chan struct{})
-			r.prefixes.testHook = func() {
-				close(handed)
-				<-release
-			}
-			decodedA := make(chan error)
-			go func() {
-				_, err := r.store(0, a, 0)
-				decodedA <- err
-			}()
-			<-handed
-			decodedB := make(chan error)
-			var got *storeBlock
-			go func() {
-				var err error
-				got, err = r.store(0, b, 0)
-				decodedB <- err
-			}()
-			select {
-			case err := <-decodedB:
+			whileDecoding(a, func() {
+				got, err := r.store(0, b, 0)
 				if err != nil || !bytes.Equal(got.raw, want.raw) {
 					t.Errorf("frame %d with frame %d's start decoding: %v", b.block, a.block, err)
 				}
-			case <-time.After(20 * time.Second):
-				t.Fatalf("frame %d waited for all of frame %d, its dictionary's", b.block, a.block)
-			}
-			close(release)
-			if err := <-decodedA; err != nil {
-				t.Fatal(err)
-			}
-			r.prefixes.testHook = nil
-			tested++
+			})
+			dicts++
 			break
 		}
 	}
-	if tested == 0 {
-		t.Fatal("no ppm frame with a dictionary from a ppm frame longer than it: nothing tested")
+	if dicts == 0 || entries == 0 {
+		t.Fatalf("%d frames with a dictionary, %d frames read for entries: nothing tested", dicts, entries)
 	}
 }
 

@@ -518,10 +518,10 @@ type frameDecoder struct {
 	// (a fresh buffer each read was slower: bench/README.md).
 	give, gaveSplice bool
 	gave             int
-	// onPrefix, set by a whole decoding of a segment's first ppm strings
-	// frame around its call of decodePrefix, is given its first ppmDict
-	// bytes once decoded (dictPrefixes).
-	onPrefix func([]byte)
+	// onPrefix, set around its call of decodePrefix by the decoding of a
+	// ppm store frame whole, is given what is decoded as it is
+	// (growingFrames), first prefixStep bytes.
+	onPrefix func([]byte) int
 	// The coded text of a words frame (decodeWords), kept for the next.
 	text    []byte
 	unshape unshaper
@@ -567,7 +567,7 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 	case coderStored:
 		return append(dst, f.data...), true, nil
 	case coderPPM:
-		out, err := ppm.AppendDecodePrefix(dst, f.data, n, f.rawLen, ppm.Options{Dict: dict, MaxMemory: maxModelMemory, OnPrefix: d.onPrefix, Prefix: ppmDict})
+		out, err := ppm.AppendDecodePrefix(dst, f.data, n, f.rawLen, ppm.Options{Dict: dict, MaxMemory: maxModelMemory, OnPrefix: d.onPrefix, Prefix: prefixStep})
 		if err != nil {
 			return dst[:start], false, corruptf("frame: %v", err)
 		}

@@ -32,7 +32,7 @@ type Reader struct {
 	total     [2]uint32       // entries of each kind
 	cache     cache
 	hot       hotEntries
-	prefixes  dictPrefixes
+	growing   growingFrames
 	decs      sync.Pool // *frameDecoder
 	blockBufs sync.Pool // *[]byte, see block
 	// io keeps Close from returning while the ReaderAt is being read: a
@@ -741,6 +741,11 @@ func (r *Reader) entry(t int, id uint32, last *recent, full bool) ([]byte, error
 	}
 	need := int(id-fs[i].first) + 1
 	if full {
+		// Decoded whole by another worker: as soon as it has the entry.
+		if s := r.growing.wait(fs[i].block, func(v *storeBlock) bool { return v.has(id) }); s != nil {
+			last.add(s)
+			return s.text(id - s.first)
+		}
 		need = 0
 	}
 	s, err := r.store(t, fs[i], need)
@@ -978,12 +983,14 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 		}
 		s.raw, s.words, s.complete, err = d.decodeWords(into, fr, dictText, table, n, dict, kept)
 	} else {
-		if t == 0 && fr.coder == coderPPM && fr.dict < 0 && n == fr.rawLen {
-			// A segment's first strings frame, decoded whole: its start
-			// is the others' dictionary (dictPrefixes).
+		if fr.coder == coderPPM && n == fr.rawLen && prev == nil {
+			// Decoded whole, for seconds: what is decoded is handed on
+			// as it is (growingFrames).
 			var end func()
-			d.onPrefix, end = r.prefixes.start(f.block)
+			d.onPrefix, end = r.growing.start(t, f)
 			defer end()
+			// Room for all of it, so that no view is of memory let go.
+			into = growCap(into, fr.rawLen)
 		}
 		s.raw, s.complete, err = d.decodePrefix(into, fr, dictText, n)
 		d.onPrefix = nil
@@ -1047,8 +1054,8 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		return nil, nil, blockErr(f.block, corruptf("dictionary block %d is not a %c frame", dict, storeKinds[t]))
 	}
 	if forPPM {
-		if raw := r.prefixes.wait(dict); raw != nil {
-			return raw, nil, nil
+		if v := r.growing.wait(dict, func(v *storeBlock) bool { return len(v.raw) >= ppmDict }); v != nil {
+			return v.raw[:ppmDict], nil, nil
 		}
 		s, err := r.storePrefix(t, fs[i], ppmDict)
 		if err != nil {
@@ -1088,69 +1095,101 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 	return s.raw, nil, nil
 }
 
-// dictPrefixes hands the first ppmDict bytes of a ppm strings frame that
-// is being decoded whole, a segment's first, to the frames that take them
-// as their dictionary as soon as they are decoded: those frames wait for
-// that much of it, not for all of it (dev100's second strings frame, at
-// --max, started some four seconds sooner on two cores, bench/README.md).
-type dictPrefixes struct {
+// growingFrames hands on what is decoded of the ppm store frames being
+// decoded whole (Decode's, which take seconds each), as it is, a
+// prefixStep at a time: the frames that take a frame's first ppmDict
+// bytes as their dictionary wait for that much of it, and the records
+// whose entries are decoded are expanded, while the rest of it is decoded
+// on another core (dev100 at --max, -d -T2: its second strings frame
+// started four seconds sooner, bench/README.md).
+type growingFrames struct {
 	mu sync.Mutex
-	m  map[int]*dictPrefix
-	// testHook, if set (by tests), is called by the decoder of a frame
-	// once it has handed its start over.
-	testHook func()
+	m  map[int]*growing
+	// testHook, if set (by tests), is called by a frame's decoder each
+	// time it has handed on what it decoded: the frame's block and how
+	// much.
+	testHook func(block, decoded int)
 }
 
-type dictPrefix struct {
-	ready chan struct{} // closed once raw is set, or the decoding ended without it
-	raw   []byte
+// A growing frame is one being decoded whole: view is what is decoded so
+// far, its entries found, as a storeBlock.
+type growing struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	view *storeBlock
+	done bool
 }
 
-// start records that block b is being decoded whole, and returns the
-// function its decoder calls with the first ppmDict bytes (ppm's
-// Options.OnPrefix) and the one to call once it has ended. A second start
-// of b while the first runs records nothing.
-func (p *dictPrefixes) start(b int) (onPrefix func([]byte), end func()) {
-	x := &dictPrefix{ready: make(chan struct{})}
+// prefixStep is how many more bytes of a growing frame are decoded
+// between two views of it. A variable only so that tests can make it
+// short.
+var prefixStep = 1 << 20
+
+// start records that store frame f of kind t is being decoded whole, and
+// returns the function its decoder calls with each prefix decoded (ppm's
+// Options.OnPrefix, first at prefixStep bytes) and the one to call once it
+// has ended. A second start of f while the first runs records nothing.
+func (p *growingFrames) start(t int, f storeFrame) (onPrefix func([]byte) int, end func()) {
+	g := &growing{}
+	g.cond.L = &g.mu
 	p.mu.Lock()
 	if p.m == nil {
-		p.m = map[int]*dictPrefix{}
+		p.m = map[int]*growing{}
 	}
-	if _, ok := p.m[b]; ok {
+	if _, ok := p.m[f.block]; ok {
 		p.mu.Unlock()
 		return nil, func() {}
 	}
-	p.m[b] = x
+	p.m[f.block] = g
 	p.mu.Unlock()
-	told := false
-	onPrefix = func(raw []byte) {
-		x.raw, told = raw, true
-		close(x.ready)
-		if p.testHook != nil {
-			p.testHook()
+	var ends []uint32
+	onPrefix = func(raw []byte) int {
+		from := 0
+		if len(ends) > 0 {
+			from = int(ends[len(ends)-1]) + 1
 		}
+		if ends = appendEntryEnds(ends, raw, from, len(raw)); len(ends) > f.count {
+			return 0 // corrupt: its decoding will say so
+		}
+		v := &storeBlock{kind: t, first: f.first, raw: raw, ends: ends[:len(ends):len(ends)], avail: uint32(len(ends))}
+		g.mu.Lock()
+		g.view = v
+		g.mu.Unlock()
+		g.cond.Broadcast()
+		if p.testHook != nil {
+			p.testHook(f.block, len(raw))
+		}
+		return len(raw) + prefixStep
 	}
 	return onPrefix, func() {
-		if !told {
-			close(x.ready) // decoded short of ppmDict, or failed: the frame itself is the dictionary
-		}
+		g.mu.Lock()
+		g.done = true
+		g.mu.Unlock()
+		g.cond.Broadcast()
 		p.mu.Lock()
-		delete(p.m, b)
+		delete(p.m, f.block)
 		p.mu.Unlock()
 	}
 }
 
-// wait returns the first ppmDict bytes of block b if it is being decoded
-// whole (once they are), else nil.
-func (p *dictPrefixes) wait(b int) []byte {
+// wait returns the view of block b, once ok says it is far enough, if b
+// is being decoded whole; else (or if its decoding ends first) nil.
+func (p *growingFrames) wait(b int, ok func(*storeBlock) bool) *storeBlock {
 	p.mu.Lock()
-	x := p.m[b]
+	g := p.m[b]
 	p.mu.Unlock()
-	if x == nil {
+	if g == nil {
 		return nil
 	}
-	<-x.ready
-	return x.raw
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for !g.done && (g.view == nil || !ok(g.view)) {
+		g.cond.Wait()
+	}
+	if g.view == nil || !ok(g.view) {
+		return nil
+	}
+	return g.view
 }
 
 // loadPlain reads the plain copy of strings frame f as a dictionary

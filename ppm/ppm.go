@@ -34,22 +34,45 @@ type Options struct {
 	Words bool
 	// OnPrefix, if not nil, is called by a decoder, on its own goroutine,
 	// as soon as it has decoded the first Prefix bytes (if Prefix > 0 and
-	// it decodes that many), with them: a caller that needs only the start
-	// of the text (another frame's dictionary) may hand it on while the
-	// rest is decoded. Nothing writes those bytes afterwards; they are not
-	// checked against the CRC-32 of the whole.
-	OnPrefix func(prefix []byte)
+	// it decodes that many), with them, and returns the length of the next
+	// prefix it wants (0, or no longer than this one: none). A caller that
+	// needs only the start of the text (another frame's dictionary, the
+	// entries a reader waits for) may so hand it on while the rest is
+	// decoded. Nothing writes those bytes afterwards; they are not checked
+	// against the CRC-32 of the whole.
+	OnPrefix func(prefix []byte) (next int)
 	Prefix   int
 }
 
-// tell calls o.OnPrefix if decoded, the bytes decoded so far, hold the
-// prefix it asks for, and reports whether it did.
-func (o Options) tell(decoded []byte) bool {
-	if len(decoded) < o.Prefix {
-		return false
+// prefixes calls Options.OnPrefix as a decoder of n bytes reaches each
+// prefix it asks for.
+type prefixes struct {
+	on   func([]byte) int
+	want int // the next prefix's length; 0: none
+	n    int
+}
+
+func (o Options) prefixes(n int) prefixes {
+	p := prefixes{on: o.OnPrefix, n: n}
+	if p.on != nil {
+		p.next(o.Prefix)
 	}
-	o.OnPrefix(decoded[:o.Prefix:o.Prefix])
-	return true
+	return p
+}
+
+func (p *prefixes) next(want int) {
+	if want <= p.want || want > p.n {
+		want = 0
+	}
+	p.want = want
+}
+
+// reached calls OnPrefix for the prefixes that decoded, the bytes decoded
+// so far, holds.
+func (p *prefixes) reached(decoded []byte) {
+	for p.want > 0 && len(decoded) >= p.want {
+		p.next(p.on(decoded[:p.want:p.want]))
+	}
 }
 
 func (o Options) order() int     { return pick(o.Order, 16) }
@@ -203,14 +226,15 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 	m := newModel(arenaWords(int(memory), int(rawLen), order), order)
 	if nWords == 0 {
 		m.match.init(o.Dict, int(rawLen))
+		pf := o.prefixes(int(min(rawLen, uint64(max(n, 0)))))
 		for range min(rawLen, uint64(max(n, 0))) {
 			b, ok := m.decodeSymbol(&d)
 			if !ok || d.over > 4 {
 				return dst[:start], ErrCorrupt
 			}
 			dst = append(dst, b)
-			if len(dst)-start == o.Prefix && o.OnPrefix != nil {
-				o.tell(dst[start:])
+			if len(dst)-start == pf.want {
+				pf.reached(dst[start:])
 			}
 		}
 	} else {

@@ -105,8 +105,9 @@ func TestDecodePrefix(t *testing.T) {
 }
 
 // TestOnPrefix: a decoder hands over the first Prefix bytes of the text
-// once, as soon as it has them, with words replaced and without, a prefix
-// that later decoding leaves as it is; not if it decodes fewer.
+// as soon as it has them, then each longer prefix OnPrefix asks for, with
+// words replaced and without: prefixes that later decoding leaves as they
+// are; none longer than it decodes.
 func TestOnPrefix(t *testing.T) {
 	in := sample.JSONL()[:400000]
 	for _, words := range []bool{false, true} {
@@ -114,19 +115,33 @@ func TestOnPrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []struct{ prefix, n int }{{1, len(in)}, {1000, len(in)}, {123457, len(in)}, {len(in), len(in)}, {len(in) + 1, len(in)}, {5000, 4999}, {5000, 5000}} {
-			var seen [][]byte
-			o := Options{Prefix: c.prefix, OnPrefix: func(b []byte) { seen = append(seen, b) }}
+		for _, c := range []struct {
+			prefix, step, n int
+			want            []int
+		}{
+			{1, 0, len(in), []int{1}},
+			{1000, 0, len(in), []int{1000}},
+			{123457, 100000, len(in), []int{123457, 223457, 323457}},
+			{len(in), 1, len(in), []int{len(in)}},
+			{len(in) + 1, 0, len(in), nil},
+			{5000, 0, 4999, nil},
+			{2000, 3000, 5000, []int{2000, 5000}},
+			{2000, -1, len(in), []int{2000}}, // asks for a shorter one next: none
+		} {
+			var seen []int
+			o := Options{Prefix: c.prefix, OnPrefix: func(b []byte) int {
+				if !bytes.Equal(b, in[:len(b)]) {
+					t.Errorf("words %v: a prefix of %d bytes is not the text's start", words, len(b))
+				}
+				seen = append(seen, len(b))
+				return len(b) + c.step
+			}}
 			out, err := AppendDecodePrefix([]byte("x"), p, c.n, len(in), o)
 			if err != nil || !bytes.Equal(out[1:], in[:c.n]) {
 				t.Fatalf("words %v, prefix %d of %d: %v", words, c.prefix, c.n, err)
 			}
-			want := 1
-			if c.prefix > c.n {
-				want = 0
-			}
-			if len(seen) != want || want == 1 && !bytes.Equal(seen[0], in[:c.prefix]) {
-				t.Errorf("words %v, prefix %d of %d: %d calls, want %d, or not the text's start", words, c.prefix, c.n, len(seen), want)
+			if fmt.Sprint(seen) != fmt.Sprint(c.want) {
+				t.Errorf("words %v, prefix %d, step %d, of %d: prefixes %v, want %v", words, c.prefix, c.step, c.n, seen, c.want)
 			}
 		}
 	}

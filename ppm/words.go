@@ -78,10 +78,10 @@ func decodeWordList(d *decoder, n int, codes []byte, one int) *words.Table {
 // rawLen bytes. It calls o.OnPrefix as Options says.
 func decodeWords(t *words.Table, dst []byte, m *model, d *decoder, n, rawLen int, o Options) ([]byte, bool) {
 	start := len(dst)
-	told := o.OnPrefix == nil || o.Prefix <= 0 || o.Prefix > n
+	pf := o.prefixes(n)
 	for len(dst)-start < n {
-		if !told {
-			told = o.tell(dst[start:])
+		if pf.want > 0 && len(dst)-start >= pf.want {
+			pf.reached(dst[start:])
 		}
 		b, ok := m.decodeSymbol(d)
 		if !ok || d.over > 4 {
@@ -128,8 +128,8 @@ func decodeWords(t *words.Table, dst []byte, m *model, d *decoder, n, rawLen int
 			dst[at] &^= 0x20
 		}
 	}
-	if !told && d.over <= 4 {
-		o.tell(dst[start:])
+	if d.over <= 4 {
+		pf.reached(dst[start:])
 	}
 	return dst[:start+n], d.over <= 4
 }
