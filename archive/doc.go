@@ -167,7 +167,11 @@
 // bytes put before its own in raw blocks (what a raw-content dictionary
 // means), which klauspost's decoder runs 2.3x faster; part of a frame, as
 // a frame of its first blocks. [Reader.Decode]
-// decodes records blocks on several goroutines and writes them in order.
+// decodes records blocks on several goroutines and writes them in order;
+// a ppm frame it decodes (for seconds) hands on what it has decoded a MiB
+// at a time, so that the records whose entries are decoded are expanded,
+// and the frames that take its start as their dictionary decoded, on the
+// other cores meanwhile.
 // Readers refuse frames over 36 MiB, records over [MaxLine] or longer than
 // their index says, and references out of range, so a corrupt or hostile
 // file cannot make them allocate without bound.
