@@ -433,7 +433,12 @@ func (r *Reader) records(b, need int) (*recordsBlock, error) {
 	if err != nil {
 		return nil, err
 	}
-	rb := v.(*recordsBlock)
+	rb, ok := v.(*recordsBlock)
+	if !ok {
+		// A skeleton frame whose dictionary is a store block the cache
+		// holds (a damaged or hostile file): found by FuzzReader.
+		return nil, blockErr(b, corruptf("not a records block"))
+	}
 	if rb.complete || need > 0 && rb.located >= need {
 		return rb, nil
 	}
