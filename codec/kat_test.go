@@ -195,9 +195,7 @@ func TestPriceOf(t *testing.T) {
 	names := []string{"", "\xff", "gpt-4o\xff", "\u0130", "gpt-4\u0130", "\u0130gpt-4o", "ÖPT-4o", "claude-3-5-sonnet-20241022"}
 	for _, p := range pricing {
 		for n := range len(p.prefix) + 1 {
-			for _, name := range []string{p.prefix[:n], strings.ToUpper(p.prefix[:n]), p.prefix[:n] + "-X", strings.ToUpper(p.prefix[:n]) + "\u0130\u0130"} {
-				names = append(names, name)
-			}
+			names = append(names, p.prefix[:n], strings.ToUpper(p.prefix[:n]), p.prefix[:n]+"-X", strings.ToUpper(p.prefix[:n])+"\u0130\u0130")
 		}
 	}
 	for _, name := range names {

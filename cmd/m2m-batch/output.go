@@ -170,6 +170,9 @@ func sameFile(a, b string) bool {
 func isTempName(name, base string) bool {
 	prefix, suffix, _ := strings.Cut(tempPattern(base), "*")
 	mid, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
 	if mid, ok = strings.CutSuffix(mid, suffix); !ok || mid == "" {
 		return false
 	}

@@ -132,7 +132,9 @@ func TestStaleTemporary(t *testing.T) {
 	write(t, filepath.Join(dir, "a.jsonl"), []byte("{}\n"))
 	stale := filepath.Join(dir, ".a.jsonl.m2m.123456.tmp")
 	held := filepath.Join(dir, ".a.jsonl.m2m.654321.tmp")
-	others := []string{".a.jsonl.m2m.12x.tmp", ".a.jsonl.m2m..tmp", ".b.jsonl.m2m.1.tmp", ".a.jsonl.m2m.1.tmp.d"}
+	// Names that end as a temporary output does but do not start as
+	// one: a user's own files.
+	others := []string{".a.jsonl.m2m.12x.tmp", ".a.jsonl.m2m..tmp", ".b.jsonl.m2m.1.tmp", ".a.jsonl.m2m.1.tmp.d", "123456.tmp", "a.jsonl.m2m.7.tmp"}
 	for _, p := range append([]string{stale, held}, others...) {
 		write(t, filepath.Join(dir, filepath.Base(p)), []byte("x"))
 	}

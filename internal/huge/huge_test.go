@@ -37,8 +37,8 @@ func TestAdviseShapes(t *testing.T) {
 }
 
 func TestTouch(t *testing.T) {
-	type wide struct{ a [5000]byte }
-	type slot struct{ a, b uint64 }
+	type wide [5000]byte
+	type slot [2]uint64
 	if s := Touch(make([]slot, 10000)); len(s) != 10000 || s[0] != (slot{}) || s[9999] != (slot{}) {
 		t.Errorf("Touch changed a fresh slice of slots")
 	}
