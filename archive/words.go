@@ -175,8 +175,10 @@ func (d *frameDecoder) decodeWords(dst []byte, f frame, dict []byte, table *word
 	text, textWhole := own.text, own.whole
 	at := 0 // of text, expanded
 	for {
-		if !textWhole && len(text) < m {
-			// (More of) the coded text.
+		if !textWhole && (len(text) < m || m == inner.rawLen) {
+			// (More of) the coded text; all of it, checked whole, once
+			// all is asked for (even none: a frame whose coded text is
+			// empty must still be found to expand to its length).
 			var buf []byte
 			if own.table == nil {
 				buf = d.text[:0]

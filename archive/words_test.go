@@ -2,10 +2,12 @@ package archive
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/varint"
@@ -140,6 +142,25 @@ func TestWordsStored(t *testing.T) {
 		if err != nil || len(out) < n || !bytes.Equal(out, raw[:len(out)]) || n == len(raw) && !complete || !own.whole || own.table == nil {
 			t.Fatalf("%d bytes asked: %d given, complete %v, %v", n, len(out), complete, err)
 		}
+	}
+
+	// The same frame saying its coded text is empty (FuzzReader's
+	// f531a85c82b831a6): refused, where the decoder looped asking for
+	// all of no bytes.
+	_, k, _ := varint.Uvarint64(f.data)
+	f.data = append([]byte{0}, f.data[k:]...)
+	done := make(chan error, 1)
+	go func() {
+		_, _, _, err := d.decodeWords(nil, f, nil, nil, len(raw), false, wordsText{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("a frame of empty coded text: %v, want ErrCorrupt", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a frame of empty coded text: no answer in 10 s")
 	}
 }
 
