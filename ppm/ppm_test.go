@@ -48,6 +48,50 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// FuzzRoundTrip encodes any text, once or twice over, at an order, with
+// or without words replaced, with a dictionary cut from the input or
+// none, in a model of 1 MiB (which some 8 KB of text fill at order 16:
+// the frozen model is fuzzed too), and checks that it decodes whole, and
+// that its first n bytes decode alone, handed on as prefixes on the way.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("hello, hello, hello"), uint16(5), uint16(3), byte(0))
+	f.Add(sample.JSONL()[:8000], uint16(1000), uint16(2500), byte(0x1B))
+	f.Add(bytes.Repeat([]byte("The cat and the hat. "), 70), uint16(0), uint16(900), byte(0xF5))
+	f.Fuzz(func(t *testing.T, data []byte, cut, n uint16, flags byte) {
+		if len(data) > 8<<10 {
+			return
+		}
+		var dict []byte
+		if flags&2 != 0 {
+			k := int(cut) % (len(data) + 1)
+			dict, data = data[:k], data[k:]
+		}
+		in := bytes.Repeat(data, 1+int(flags>>4&1))
+		o := Options{Order: []int{2, 5, 16, 64}[flags>>2&3], Memory: 1, Words: flags&1 != 0, Dict: dict}
+		packed, err := AppendEncode(nil, in, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := AppendDecode(nil, packed, len(in), Options{Dict: dict})
+		if err != nil || !bytes.Equal(back, in) {
+			t.Fatalf("%d bytes: %v, %d bytes back", len(in), err, len(back))
+		}
+		want := min(int(n), len(in))
+		seen := 0
+		d := Options{Dict: dict, Prefix: 1 + int(cut)%64, OnPrefix: func(p []byte) int {
+			if len(p) <= seen || !bytes.Equal(p, in[:len(p)]) {
+				t.Fatalf("prefix of %d bytes after %d", len(p), seen)
+			}
+			seen = len(p)
+			return len(p) + 1 + int(n)%100
+		}}
+		part, err := AppendDecodePrefix(nil, packed, want, len(in), d)
+		if err != nil || len(part) < want || !bytes.Equal(part, in[:len(part)]) {
+			t.Fatalf("the first %d of %d bytes: %v, %d bytes back", want, len(in), err, len(part))
+		}
+	})
+}
+
 // TestFile reports the size of PPM_FILE, for measurements.
 func TestFile(t *testing.T) {
 	in := benchFile(t)
