@@ -224,10 +224,11 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		return dst, ErrCorrupt
 	}
 	m := newModel(arenaWords(int(memory), int(rawLen), order), order)
+	want := int(min(rawLen, uint64(max(n, 0)))) // the bytes to decode
 	if nWords == 0 {
 		m.match.init(o.Dict, int(rawLen))
-		pf := o.prefixes(int(min(rawLen, uint64(max(n, 0)))))
-		for range min(rawLen, uint64(max(n, 0))) {
+		pf := o.prefixes(want)
+		for range want {
 			b, ok := m.decodeSymbol(&d)
 			if !ok || d.over > 4 {
 				return dst[:start], ErrCorrupt
@@ -245,7 +246,7 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		setClasses(t, m)
 		m.match.init(t.AppendEncode(nil, o.Dict), int(rawLen))
 		var ok bool
-		if dst, ok = decodeWords(t, dst, m, &d, min(int(rawLen), max(n, 0)), int(rawLen), o); !ok {
+		if dst, ok = decodeWords(t, dst, m, &d, want, int(rawLen), o); !ok {
 			return dst[:start], ErrCorrupt
 		}
 	}
