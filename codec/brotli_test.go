@@ -261,3 +261,37 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestEncoderReset: an Encoder reset to other options writes what a new
+// Encoder with those options writes, whichever Brotli encoder each asks
+// for; one that only reads headers makes none.
+func TestEncoderReset(t *testing.T) {
+	rec := splitLines(sample.JSONL())[3]
+	frame := func(e *Encoder) []byte {
+		t.Helper()
+		out, err := e.AppendFrame(nil, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	e, err := NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Header(rec); err != nil || e.c != nil {
+		t.Fatalf("Header: %v; a Brotli encoder made: %v", err, e.c != nil)
+	}
+	for _, opts := range [][]Option{nil, {WithQuality(5), WithWindow(22)}, {WithQuality(5), WithWindow(22)}, {WithQuality(4)}, {WithQuality(4), WithWindow(18)}, nil, {WithQuality(6)}} {
+		fresh, err := NewEncoder(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Reset(opts...); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := frame(e), frame(fresh); !bytes.Equal(got, want) {
+			t.Fatalf("reset to %d options: a frame of %d bytes, a new Encoder's %d", len(opts), len(got), len(want))
+		}
+	}
+}

@@ -134,7 +134,7 @@ func (e *Encoder) appendPassthrough(dst, text []byte) ([]byte, error) {
 // appendBrotliString appends text, valid UTF-8, as a Brotli message in
 // string form.
 func (e *Encoder) appendBrotliString(dst, text []byte) ([]byte, error) {
-	e.scratch = e.c.appendCompressed(e.scratch[:0], text)
+	e.scratch = e.brotli().appendCompressed(e.scratch[:0], text)
 	return appendStringForm(dst, prefixBrotli, e.scratch, e.opts.limits)
 }
 
@@ -241,7 +241,7 @@ func (e *Encoder) appendBrotli(dst, text []byte) ([]byte, error) {
 	if len(text) > e.opts.limits.MaxDecompressed {
 		return dst, errorf(ErrLimit, "text", -1, "%d bytes exceed the %d-byte limit", len(text), e.opts.limits.MaxDecompressed)
 	}
-	return e.c.appendCompressed(dst, text), nil
+	return e.brotli().appendCompressed(dst, text), nil
 }
 
 // AppendBrotli decodes the binary form of a Brotli message (see
