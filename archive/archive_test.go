@@ -225,6 +225,12 @@ func checkTransformCounts(t *testing.T, in []byte, o Options, packed []byte, spl
 			t.Errorf("level %d: counts say %d split, %d shaped; the frames %d, %d", o.Level, sc.Split, sc.Shaped, split, shaped)
 		}
 	}
+	// The numbers' columns: as many bytes said by the writer as found by
+	// the reader, some if any frame is split, and not all of them.
+	w, g := wc.Streams[StreamTemplates], c.Streams[StreamTemplates]
+	if w.Numbers != g.Numbers || split >= 0 && (split > 0) != (g.Numbers > 0) || g.Numbers >= g.Packed {
+		t.Errorf("level %d: numbers' columns of %d bytes written, %d found, of %d; %d frames split", o.Level, w.Numbers, g.Numbers, g.Packed, split)
+	}
 }
 
 // TestNumbers: frames that are mostly numbers have them split out, at

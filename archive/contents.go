@@ -36,7 +36,7 @@ func (r *Reader) Contents() (*Contents, error) {
 	d := r.decoder()
 	defer r.decs.Put(d)
 	// add counts frame f, of packed bytes header and data, in stream s.
-	add := func(s int, f frame, packed int) { c.Streams[s].add(f.rawLen, packed, f.coder) }
+	add := func(s int, f frame, packed int) { c.Streams[s].add(f.rawLen, packed, f.numbersLen(), f.coder) }
 	blocks := r.ix.Blocks() - 1 // the directory last
 	if r.lostDir {
 		blocks++
@@ -119,7 +119,7 @@ func (r *Reader) Contents() (*Contents, error) {
 			if !ok {
 				return nil, blockErr(b, corruptf("plain copy header"))
 			}
-			c.Streams[StreamDicts].add(len(text), len(body)-1, coderStored)
+			c.Streams[StreamDicts].add(len(text), len(body)-1, 0, coderStored)
 		default:
 			return nil, blockErr(b, fmt.Errorf("%w: block of kind %q", ErrCorrupt, body[0]))
 		}

@@ -54,6 +54,7 @@ type blockJob struct {
 	buf       []byte  // the memory of body
 	packed    [2]int  // bytes of the frames, once compressed: index and skeletons, or the store frame
 	coder     [2]byte // and their coders
+	numbers   int     // of the skeleton or store frame's bytes, its numbers' columns
 	rawLen    int     // raw's length and index's, kept once they are given back (settle)
 	indexLen  int
 	// isDict marks raw as its segment's dictionary (at LevelMax, a copy
@@ -108,7 +109,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
 		}
-		j.coder[1] = body[at]
+		j.coder[1], j.numbers = body[at], numbersLen(body[at:])
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[1] = len(body) - at
 	case kindStrings, kindTemplates:
@@ -127,7 +128,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if err != nil {
 			return err
 		}
-		j.coder[0] = body[at]
+		j.coder[0], j.numbers = body[at], numbersLen(body[at:])
 		body = appendEnds(body, j.ends, len(j.raw))
 		j.packed[0] = len(body) - at
 	case kindPlain:
@@ -183,14 +184,14 @@ func (j *blockJob) settle() {
 func (j *blockJob) addTo(c *Counts) {
 	switch j.kind {
 	case kindRecords:
-		c.Streams[StreamIndex].add(j.indexLen, j.packed[0], coderZstd)
-		c.Streams[StreamSkeletons].add(j.rawLen, j.packed[1], j.coder[1])
+		c.Streams[StreamIndex].add(j.indexLen, j.packed[0], 0, coderZstd)
+		c.Streams[StreamSkeletons].add(j.rawLen, j.packed[1], j.numbers, j.coder[1])
 	case kindStrings:
-		c.Streams[StreamStrings].add(j.rawLen, j.packed[0], j.coder[0])
+		c.Streams[StreamStrings].add(j.rawLen, j.packed[0], j.numbers, j.coder[0])
 	case kindTemplates:
-		c.Streams[StreamTemplates].add(j.rawLen, j.packed[0], j.coder[0])
+		c.Streams[StreamTemplates].add(j.rawLen, j.packed[0], j.numbers, j.coder[0])
 	case kindPlain:
-		c.Streams[StreamDicts].add(j.count, j.packed[0], coderStored)
+		c.Streams[StreamDicts].add(j.count, j.packed[0], 0, coderStored)
 	}
 	c.Blocks++
 }

@@ -99,6 +99,41 @@ func parseFrame(b []byte, block int) (frame, []byte, error) {
 	return f, b[v[2]:], nil
 }
 
+// numbersLen returns how many of f's data bytes are the columns of its
+// numbers, where they were split out (package numcol): none otherwise, or
+// where its header is malformed, which decoding it reports.
+func (f frame) numbersLen() int {
+	if f.coder&coderWords != 0 {
+		inner, _, ok := wordsInner(f)
+		if !ok {
+			return 0
+		}
+		f = inner
+	}
+	if f.coder&coderNumbers == 0 {
+		return 0
+	}
+	_, k1, err1 := varint.Uvarint64(f.data)
+	if err1 != nil {
+		return 0
+	}
+	text, k2, err2 := varint.Uvarint64(f.data[k1:])
+	if err2 != nil || text > uint64(len(f.data)-k1-k2) {
+		return 0
+	}
+	return len(f.data) - k1 - k2 - int(text)
+}
+
+// numbersLen returns how many bytes of p, a frame as the writer made it,
+// are the columns of its numbers.
+func numbersLen(p []byte) int {
+	f, _, err := parseFrame(p, math.MaxInt)
+	if err != nil {
+		return 0
+	}
+	return f.numbersLen()
+}
+
 // dictID is the zstd dictionary id of every frame with a dictionary: the
 // frame header names the dictionary's block.
 const dictID = 1

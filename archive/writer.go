@@ -117,13 +117,18 @@ type StreamCounts struct {
 	// out (package numcol), whose entries were shaped and whose words were
 	// replaced by codes (package words).
 	Split, Shaped, Words int64
+	// Numbers is how many of the Packed bytes are split frames' columns
+	// of numbers.
+	Numbers int64
 }
 
-// add counts a frame of raw bytes, packed into packed with coder.
-func (c *StreamCounts) add(raw, packed int, coder byte) {
+// add counts a frame of raw bytes, packed into packed with coder, numbers
+// of them the columns of its numbers.
+func (c *StreamCounts) add(raw, packed, numbers int, coder byte) {
 	c.Frames++
 	c.Raw += int64(raw)
 	c.Packed += int64(packed)
+	c.Numbers += int64(numbers)
 	if coder&coderNumbers != 0 {
 		c.Split++
 	}

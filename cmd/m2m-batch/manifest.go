@@ -224,6 +224,7 @@ func mergeListing(dst, l *pipeline.Listing) {
 			d.Streams[i].Split += a.Streams[i].Split
 			d.Streams[i].Shaped += a.Streams[i].Shaped
 			d.Streams[i].Words += a.Streams[i].Words
+			d.Streams[i].Numbers += a.Streams[i].Numbers
 		}
 	}
 }
