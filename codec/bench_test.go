@@ -89,7 +89,7 @@ func BenchmarkEncode(b *testing.B) {
 					for _, r := range recs {
 						switch format {
 						case "brotli-raw":
-							out = enc.c.appendCompressed(out[:0], r)
+							out = enc.brotli().appendCompressed(out[:0], r)
 						case "m2m":
 							out, err = enc.AppendFrame(out[:0], r)
 						case "m2m-string":
@@ -123,7 +123,7 @@ func BenchmarkDecode(b *testing.B) {
 					if format == "m2m" {
 						w, err = enc.AppendFrame(nil, r)
 					} else {
-						w = enc.c.appendCompressed(nil, r)
+						w = enc.brotli().appendCompressed(nil, r)
 					}
 					if err != nil {
 						b.Fatal(err)
@@ -171,7 +171,7 @@ func BenchmarkOverhead(b *testing.B) {
 				if frames[i], err = enc.AppendFrame(nil, r); err != nil {
 					b.Fatal(err)
 				}
-				raws[i] = enc.c.appendCompressed(nil, r)
+				raws[i] = enc.brotli().appendCompressed(nil, r)
 			}
 			var out []byte
 			var err error
@@ -184,7 +184,7 @@ func BenchmarkOverhead(b *testing.B) {
 			flip := false
 			for b.Loop() {
 				for i, r := range recs {
-					encRaw := func() { out = enc.c.appendCompressed(out[:0], r) }
+					encRaw := func() { out = enc.brotli().appendCompressed(out[:0], r) }
 					encM2M := func() { out, err = enc.AppendFrame(out[:0], r) }
 					decRaw := func() { out, err = dec.d.appendDecompressed(out[:0], raws[i], DefaultLimits.MaxDecompressed) }
 					decM2M := func() { out, err = dec.AppendFrame(out[:0], nil, frames[i]) }
@@ -514,7 +514,7 @@ func BenchmarkRecord200B(b *testing.B) {
 	enc, _ := NewEncoder()
 	dec, _ := NewDecoder()
 	frame, _ := enc.AppendFrame(nil, text)
-	stream := enc.c.appendCompressed(nil, text)
+	stream := enc.brotli().appendCompressed(nil, text)
 	var out []byte
 	var err error
 	for _, op := range []struct {
@@ -522,7 +522,7 @@ func BenchmarkRecord200B(b *testing.B) {
 		f    func()
 	}{
 		{"op=encode/stage=frame", func() { out, err = enc.AppendFrame(out[:0], text) }},
-		{"op=encode/stage=brotli", func() { out = enc.c.appendCompressed(out[:0], text) }},
+		{"op=encode/stage=brotli", func() { out = enc.brotli().appendCompressed(out[:0], text) }},
 		{"op=encode/stage=scan", func() { err = enc.scan(text) }},
 		{"op=encode/stage=header", func() { out, err = appendHeader(out[:0], &enc.h) }},
 		{"op=encode/stage=crc", func() { out = binary.LittleEndian.AppendUint32(out[:0], crc.Checksum(text)) }},
