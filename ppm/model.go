@@ -39,6 +39,7 @@ const (
 
 type model struct {
 	mem      []uint32
+	unmap    func() // gives mem back (release)
 	top      uint32
 	free     [9]uint32 // free state arrays by capacity class (1<<i states), linked through their first word
 	maxOrder int
@@ -64,11 +65,15 @@ type model struct {
 	full  bool  // an allocation has failed: the model makes no more contexts
 }
 
+// newModel makes a model of an arena of the given words, which release
+// gives back.
 func newModel(words int, maxOrder int) *model {
-	m := &model{mem: make([]uint32, words), maxOrder: maxOrder, top: 1}
-	// The model reads its arena at random: with 4 KiB pages nearly every
-	// context or state it touches would miss the TLB.
-	huge.Advise(m.mem)
+	// The arena is fresh memory of huge pages, not the heap's: the model
+	// reads it at random (with 4 KiB pages nearly every context or state
+	// it touches would miss the TLB), and the heap would zero the last
+	// model's memory first for the next (see huge.Alloc).
+	mem, unmap := huge.Alloc[uint32](words)
+	m := &model{mem: mem, unmap: unmap, maxOrder: maxOrder, top: 1}
 	m.root = m.allocCtx(0, 0)
 	for i := range m.classes {
 		m.classes[i] = byteClass(byte(i))
@@ -79,6 +84,12 @@ func newModel(words int, maxOrder int) *model {
 	}
 	m.mix.init()
 	return m
+}
+
+// release gives back the model's arena: the model is not used again.
+func (m *model) release() {
+	m.mem = nil
+	m.unmap()
 }
 
 // learn updates the model with symbol b predicted by the match model: as

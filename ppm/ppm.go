@@ -142,6 +142,7 @@ func appendEncode(dst, src []byte, o Options, t *words.Table) []byte {
 	dst = appendHeader(dst, order, memory, len(src), crc.Checksum(src), o.Dict)
 	dst = t.AppendHeader(dst)
 	m := newModel(arenaWords(memory, len(src), order), order)
+	defer m.release()
 	var e encoder
 	e.init(dst)
 	if t == nil {
@@ -224,6 +225,7 @@ func AppendDecodePrefix(dst, src []byte, n, maxLen int, o Options) ([]byte, erro
 		return dst, ErrCorrupt
 	}
 	m := newModel(arenaWords(int(memory), int(rawLen), order), order)
+	defer m.release()
 	want := int(min(rawLen, uint64(max(n, 0)))) // the bytes to decode
 	if nWords == 0 {
 		m.match.init(o.Dict, int(rawLen))

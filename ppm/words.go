@@ -40,6 +40,7 @@ func encodeList(e *encoder, t *words.Table) {
 		return
 	}
 	m := listModel(t.Len())
+	defer m.release()
 	for _, c := range t.AppendList(nil) {
 		m.encodeSymbol(e, c)
 	}
@@ -52,6 +53,7 @@ func decodeWordList(d *decoder, n int, codes []byte, one int) *words.Table {
 		return nil // before the list's model is made
 	}
 	m := listModel(n)
+	defer m.release()
 	var list []byte
 	for range n {
 		for i := 0; ; i++ {

@@ -76,3 +76,28 @@ func TestAppendCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestAlloc: Alloc gives n zero elements, small or large, each its own,
+// writable until freed; again after a free, zeros again.
+func TestAlloc(t *testing.T) {
+	for range 2 {
+		for _, n := range []int{0, 1, Min/4 - 1, Min / 4, 3*Min + 17} {
+			s, free := Alloc[uint32](n)
+			if len(s) != n {
+				t.Fatalf("Alloc(%d): %d elements", n, len(s))
+			}
+			for i := range s {
+				if s[i] != 0 {
+					t.Fatalf("Alloc(%d)[%d] = %d, not zero", n, i, s[i])
+				}
+				s[i] = uint32(i) * 7
+			}
+			for i := range s {
+				if s[i] != uint32(i)*7 {
+					t.Fatalf("Alloc(%d)[%d] = %d", n, i, s[i])
+				}
+			}
+			free()
+		}
+	}
+}
