@@ -113,15 +113,29 @@ func (f frame) numbersLen() int {
 	if f.coder&coderNumbers == 0 {
 		return 0
 	}
-	_, k1, err1 := varint.Uvarint64(f.data)
-	if err1 != nil {
+	_, _, cols, err := splitParts(f.data)
+	if err != nil {
 		return 0
 	}
-	text, k2, err2 := varint.Uvarint64(f.data[k1:])
-	if err2 != nil || text > uint64(len(f.data)-k1-k2) {
-		return 0
+	return len(cols)
+}
+
+// splitParts reads the data of a split frame: the length of its text, the
+// text's coded bytes, and what follows them (its numbers' columns, if it
+// has them).
+func splitParts(b []byte) (textLen uint64, text, rest []byte, err error) {
+	var v [2]uint64
+	for i := range v {
+		x, n, err := varint.Uvarint64(b)
+		if err != nil {
+			return 0, nil, nil, corruptf("split frame: %v", err)
+		}
+		v[i], b = x, b[n:]
 	}
-	return len(f.data) - k1 - k2 - int(text)
+	if v[1] > uint64(len(b)) {
+		return 0, nil, nil, corruptf("split frame: text of %d bytes in %d", v[1], len(b))
+	}
+	return v[0], b[:v[1]], b[v[1]:], nil
 }
 
 // numbersLen returns how many bytes of p, a frame as the writer made it,
@@ -744,28 +758,22 @@ func touch(b []byte, n int) []byte {
 // decodeSplit appends the raw bytes of f, a frame with its numbers split
 // out or its entries shaped (coderFlags), to dst: always all of them.
 func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, error) {
-	b := f.data
-	var v [2]uint64
-	for i := range v {
-		x, n, err := varint.Uvarint64(b)
-		if err != nil {
-			return dst, corruptf("split frame: %v", err)
-		}
-		v[i], b = x, b[n:]
+	textLen, coded, b, err := splitParts(f.data)
+	if err != nil {
+		return dst, err
 	}
 	// Shaped text: a little more than the raw bytes (a 0x00 a leaf, a
 	// shape's number an entry).
-	if v[0] > uint64(4*f.rawLen+64) || v[1] > uint64(len(b)) {
-		return dst, corruptf("split frame: text of %d bytes in %d, of %d bytes in %d", v[0], f.rawLen, v[1], len(b))
+	if textLen > uint64(4*f.rawLen+64) {
+		return dst, corruptf("split frame: text of %d bytes in %d", textLen, f.rawLen)
 	}
 	// The text and columns pass through pooled buffers: fresh ones for
 	// every frame were a fifth of a decode's time in the kernel zeroing
 	// their pages.
-	text, err := d.decode(getBuf(int(v[0])), frame{coder: f.base(), dict: f.dict, rawLen: int(v[0]), data: b[:v[1]]}, dict)
+	text, err := d.decode(getBuf(int(textLen)), frame{coder: f.base(), dict: f.dict, rawLen: int(textLen), data: coded}, dict)
 	if err != nil {
 		return dst, err
 	}
-	b = b[v[1]:]
 	numbers := f.coder&coderNumbers != 0
 	if !numbers && len(b) != 0 {
 		putBuf(text)
