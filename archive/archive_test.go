@@ -597,7 +597,7 @@ func TestGrowing(t *testing.T) {
 		whileDecoding(a, func() {
 			var last recent
 			for id := a.first; id < a.first+uint32(n); id++ {
-				text, err := r.entry(0, id, &last, true)
+				text, _, err := r.entry(0, id, &last, true)
 				if want, _ := whole.text(id - a.first); err != nil || !bytes.Equal(text, want) {
 					t.Errorf("entry %d of frame %d: %q, %v; want %q", id, a.block, text, err, want)
 				}

@@ -164,6 +164,7 @@ type hotEntries struct {
 type hotEntry struct {
 	key  uint64
 	text []byte
+	base uint32 // a template's: see storeBlock.entry
 }
 
 func (h *hotEntries) init(budget int) {
@@ -173,19 +174,20 @@ func (h *hotEntries) init(budget int) {
 	h.lru.Init()
 }
 
-func (h *hotEntries) get(key uint64) ([]byte, bool) {
+func (h *hotEntries) get(key uint64) ([]byte, uint32, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	e, ok := h.items[key]
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	h.lru.MoveToFront(e)
-	return e.Value.(*hotEntry).text, true
+	he := e.Value.(*hotEntry)
+	return he.text, he.base, true
 }
 
-// put keeps a copy of text under key.
-func (h *hotEntries) put(key uint64, text []byte) {
+// put keeps a copy of text, and base, under key.
+func (h *hotEntries) put(key uint64, text []byte, base uint32) {
 	if len(text) > h.budget/4 {
 		return
 	}
@@ -194,7 +196,7 @@ func (h *hotEntries) put(key uint64, text []byte) {
 	if _, ok := h.items[key]; ok {
 		return
 	}
-	h.items[key] = h.lru.PushFront(&hotEntry{key, append([]byte(nil), text...)})
+	h.items[key] = h.lru.PushFront(&hotEntry{key, append([]byte(nil), text...), base})
 	h.size += len(text)
 	for h.size > h.budget {
 		old := h.lru.Remove(h.lru.Back()).(*hotEntry)

@@ -209,24 +209,26 @@ type stream struct {
 	words     *segmentWords // and its words, at the zstd levels
 	inSegment int           // frames made in the segment so far
 	dictUses  int           // of them, compressed against dict
+	refs      refState      // a templates frame's: its group's references so far
 }
 
 // deduper is the in-order stage of writing: it takes the values out of
 // the records of each batch, looking each up in the table and storing the
 // new ones, and makes the blocks.
 type deduper struct {
-	o       Options
-	jobs    chan<- *blockJob
-	t       *table
-	skel    stream
-	skelBuf []byte    // the buffer the skeletons of a block are gathered in, if kept
-	store   [2]stream // strings, templates
-	block   int       // number of the next block
-	dir     []byte    // the directory's entries
-	dirPrev int       // block of the last directory entry
-	dirN    int
-	scratch [maxDepth + 2][]byte
-	refs    [maxDepth + 2][]ref // a template's children, by depth
+	o        Options
+	jobs     chan<- *blockJob
+	t        *table
+	skel     stream
+	skelBuf  []byte    // the buffer the skeletons of a block are gathered in, if kept
+	store    [2]stream // strings, templates
+	block    int       // number of the next block
+	dir      []byte    // the directory's entries
+	dirPrev  int       // block of the last directory entry
+	dirN     int
+	scratch  [maxDepth + 2][]byte
+	refs     [maxDepth + 2][]ref // a template's children, by depth
+	skelRefs refState            // what the block's skeletons' references are coded against
 	// The index's columns, and its table of models, reused block to block.
 	cols     [6][]byte
 	modelIDs map[string]int
@@ -251,6 +253,7 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		skel = getBuf(d.o.batchSize() / 2)
 	}
 	var counts container.Counts
+	d.skelRefs = refState{}
 	for i := range b.recs {
 		r := &b.recs[i]
 		line := b.buf[r.start:r.end]
@@ -317,12 +320,14 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 
 // template appends the text of node n of line with each of its listed
 // children replaced by a reference to an entry: a skeleton's (depth 0)
-// and every reference to a string by id+1 (never 0, which ends entries),
-// a template's to a template by its own id minus the child's (never 0:
-// children are stored first). Those differences are small and recur
-// (the same nesting, record after record) where ids only grow: on
-// logprobs traffic, whose every token is a template of its own, they
-// make the templates' text a third smaller at zstd -3 (bench/README.md).
+// coded against the block's references before it (refs.go), a
+// template's to a string by id+1 (entry codes them against its group's
+// once its place in its frame is known), to a template by its own id
+// minus the child's (never 0: children are stored first). Those
+// differences are small and recur (the same nesting, record after record)
+// where ids only grow: on logprobs traffic, whose every token is a
+// template of its own, they make the templates' text a third smaller at
+// zstd -3 (bench/README.md).
 func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byte, n, depth int) ([]byte, error) {
 	nodes := b.nodes
 	refs := d.refs[depth][:0]
@@ -338,11 +343,14 @@ func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byt
 	pos := nodes[n].start
 	for i, c := 0, n+1; c < int(nodes[n].skip); i, c = i+1, int(nodes[c].skip) {
 		dst = append(dst, line[pos:nodes[c].start]...)
-		v := refs[i].id + 1
-		if depth > 0 && refs[i].mark == markTemplate {
-			v = self - refs[i].id
+		switch {
+		case depth == 0:
+			dst = d.skelRefs.appendRef(dst, refs[i].mark, refs[i].id)
+		case refs[i].mark == markTemplate:
+			dst = varint.AppendUvarint(append(dst, markTemplate), self-refs[i].id)
+		default:
+			dst = varint.AppendUvarint(append(dst, markString), refs[i].id+1)
 		}
-		dst = varint.AppendUvarint(append(dst, refs[i].mark), v)
 		d.counts.refs++
 		pos = nodes[c].end
 	}
@@ -395,7 +403,15 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 	if s.raw == nil {
 		s.raw = getBuf(d.storeFrameSize(s))
 	}
-	s.raw = append(append(s.raw, text...), markEnd)
+	if tag != 0 {
+		if s.count%refGroup == 0 {
+			s.refs = refState{}
+		}
+		s.raw = appendRelative(s.raw, text, &s.refs)
+	} else {
+		s.raw = append(s.raw, text...)
+	}
+	s.raw = append(s.raw, markEnd)
 	s.ends.add(len(s.raw))
 	s.count++
 	d.t.insert(k, id|tag)

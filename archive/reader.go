@@ -283,8 +283,8 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	if i >= len(rb.recs) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
-	if rb.recs[i].flags&flagKept == 0 {
-		r.prefetch(rb.skel[rb.recs[i].skel:rb.recs[i].end])
+	if ri := &rb.recs[i]; ri.flags&flagKept == 0 {
+		r.prefetch(refText{rb.skel[ri.skel:ri.end], idTemplate, ri.refs})
 	}
 	x := r.expander()
 	defer r.putExpander(x)
@@ -301,8 +301,8 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 // three, which the expander would ask for one after another, in the
 // record's order. What goes wrong is left for the expander to find again
 // and report.
-func (r *Reader) prefetch(tmpl []byte) {
-	texts := []refText{{tmpl, idTemplate}}
+func (r *Reader) prefetch(skel refText) {
+	texts := []refText{skel}
 	var wants []want
 	for depth := 0; len(texts) > 0 && depth <= maxDepth+1; depth++ {
 		// The frames this level refers to that are not at hand.
@@ -330,8 +330,8 @@ func (r *Reader) prefetch(tmpl []byte) {
 		var last recent
 		r.refs(texts, func(t int, id uint32) {
 			if t == 1 {
-				if text, err := r.entry(t, id, &last, false); err == nil {
-					next = append(next, refText{text, id})
+				if text, base, err := r.entry(t, id, &last, false); err == nil {
+					next = append(next, refText{text, id, refState{base}})
 				}
 			}
 		})
@@ -384,21 +384,23 @@ func (r *Reader) loadAll(wants []want) {
 	wg.Wait()
 }
 
-// A refText is a skeleton (self idTemplate) or template self's text.
+// A refText is a skeleton (self idTemplate) or template self's text, and
+// what its references are coded against.
 type refText struct {
 	text []byte
 	self uint32
+	refs refState
 }
 
 // refID returns the id of the entry of kind t that reference ref names in
-// the text of template self (idTemplate: a record's skeleton): ref-1, but
-// in a template a template's id is self minus ref. ok is false for a
-// reference that names none.
-func refID(t int, ref, self uint32) (id uint32, ok bool) {
+// the text of template self (idTemplate: a record's skeleton), coded
+// against st, which it moves on; but in a template a template's id is
+// self minus ref. ok is false for a reference that names none.
+func refID(t int, ref uint64, self uint32, st *refState) (id uint32, ok bool) {
 	if t == 1 && self != idTemplate {
-		return self - ref, ref != 0 && ref <= self
+		return self - uint32(ref), ref != 0 && ref <= uint64(self)
 	}
-	return ref - 1, ref != 0
+	return st.id(t, ref)
 }
 
 // refs calls f with the kind and id of each reference in texts, up to the
@@ -411,13 +413,13 @@ func (r *Reader) refs(texts []refText, f func(t int, id uint32)) {
 			if i == len(text) || text[i] == markEnd {
 				break
 			}
-			ref, k, err := varint.Uvarint(text[i+1:])
+			ref, k, err := varint.Uvarint64(text[i+1:])
 			t := int(text[i] - markString)
-			if err != nil || ref > r.total[t] {
+			if err != nil {
 				break
 			}
-			id, ok := refID(t, ref, rt.self)
-			if !ok {
+			id, ok := refID(t, ref, rt.self, &rt.refs)
+			if !ok || id >= r.total[t] {
 				break
 			}
 			f(t, id)
@@ -468,7 +470,8 @@ type recIndex struct {
 	flags     byte
 	length    int
 	crc       uint32
-	skel, end int // its skeleton, in the block's
+	skel, end int      // its skeleton, in the block's
+	refs      refState // what its skeleton's references are coded against
 	schema    codec.Schema
 	model     []byte
 }
@@ -557,16 +560,22 @@ func (ri *recIndex) next() int {
 // skeleton frame, as far as it goes, and returns how many records are
 // located in all: a kept record's skeleton is its bytes (its length of
 // them), a template ends with a line feed (references skipped, since their
-// bytes may hold one).
+// bytes may hold one). It finds what each one's references are coded
+// against on the way.
 func locate(recs []recIndex, skel []byte, from int) (int, error) {
 	at := 0
+	var st refState
 	if from > 0 {
-		at = recs[from-1].next()
+		prev := &recs[from-1]
+		at, st = prev.next(), prev.refs
+		if prev.flags&flagKept == 0 {
+			st.skipRefs(skel[prev.skel:prev.end], true)
+		}
 	}
 	i := from
 	for ; i < len(recs); i++ {
 		ri := &recs[i]
-		ri.skel = at
+		ri.skel, ri.refs = at, st
 		if ri.flags&flagKept != 0 {
 			if ri.length > len(skel)-at {
 				break
@@ -581,6 +590,7 @@ func locate(recs []recIndex, skel []byte, from int) (int, error) {
 				return i, err
 			}
 			ri.end = end
+			st.skipRefs(skel[at:end], true)
 		}
 		at = ri.next()
 	}
@@ -713,6 +723,7 @@ type storeBlock struct {
 	// expanded as they are asked for; raw and the ends below are unused.
 	coded *codedEntries
 	ends  []uint32 // end of each entry in raw (its markEnd), if found at once
+	bases []uint32 // and, in a templates frame, what each one's references are coded against
 	cum   []uint32 // else the frame's ends, summed (see parseEnds)
 	mu    sync.Mutex
 	steps [][]uint32 // and the ends of the entries ending in each step, once found
@@ -722,48 +733,49 @@ type storeBlock struct {
 func (s *storeBlock) has(id uint32) bool { return id >= s.first && id-s.first < s.avail }
 
 // entry returns the text of entry id of kind t (0 strings, 1 templates),
-// decoding its frame whole if full, else as far as the entry.
-func (r *Reader) entry(t int, id uint32, last *recent, full bool) ([]byte, error) {
+// decoding its frame whole if full, else as far as the entry, and for a
+// template what its references to strings are coded against.
+func (r *Reader) entry(t int, id uint32, last *recent, full bool) ([]byte, uint32, error) {
 	if s := last.find(id); s != nil {
-		return s.text(id - s.first)
+		return s.entry(id - s.first)
 	}
 	if id >= r.total[t] {
-		return nil, corruptf("reference to %s %d, of %d", [2]string{"string", "template"}[t], id, r.total[t])
+		return nil, 0, corruptf("reference to %s %d, of %d", [2]string{"string", "template"}[t], id, r.total[t])
 	}
 	fs := r.frames[t]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].first+uint32(fs[i].count) > id }) // exists: id < total
 	if v, ok := r.cache.peek(fs[i].block); ok {
 		if s, ok := v.(*storeBlock); ok && s.kind == t && s.has(id) {
 			last.add(s)
-			return s.text(id - s.first)
+			return s.entry(id - s.first)
 		}
 	}
 	// The frame is not at hand, or not that far: a value that recurs from
 	// far back, or one read by number. Decode it, and keep the entry.
 	hot := uint64(t)<<32 | uint64(id)
-	if text, ok := r.hot.get(hot); ok {
-		return text, nil
+	if text, base, ok := r.hot.get(hot); ok {
+		return text, base, nil
 	}
 	need := int(id-fs[i].first) + 1
 	if full {
 		// Decoded whole by another worker: as soon as it has the entry.
 		if s := r.growing.wait(fs[i].block, func(v *storeBlock) bool { return v.has(id) }); s != nil {
 			last.add(s)
-			return s.text(id - s.first)
+			return s.entry(id - s.first)
 		}
 		need = 0
 	}
 	s, err := r.store(t, fs[i], need)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	last.add(s)
-	text, err := s.text(id - s.first)
+	text, base, err := s.entry(id - s.first)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	r.hot.put(hot, text)
-	return text, nil
+	r.hot.put(hot, text, base)
+	return text, base, nil
 }
 
 // recent holds the store frames of one kind that an expander used last,
@@ -800,6 +812,59 @@ func (c *recent) add(s *storeBlock) {
 	}
 	copy(c[1:i+1], c[:i])
 	c[0] = s
+}
+
+// entry returns entry i of s, which has it (i < avail), and if s holds
+// templates what the entry's references to strings are coded against:
+// the references of the entries before it in its group (refs.go), found
+// at once with the frame's ends (bases) or read here.
+func (s *storeBlock) entry(i uint32) ([]byte, uint32, error) {
+	text, err := s.text(i)
+	if err != nil || s.kind == 0 {
+		return text, 0, err
+	}
+	if s.bases != nil {
+		return text, s.bases[i], nil
+	}
+	var st refState
+	for j := i - i%refGroup; j < i; j++ {
+		prev, err := s.text(j)
+		if err != nil {
+			return nil, 0, err
+		}
+		st.skipRefs(prev, false)
+	}
+	return text, st[0], nil
+}
+
+// appendBases appends to bases what the references to strings of each
+// entry of a templates frame are coded against, from entry len(bases) to
+// the last that ends holds, the ends of entries in raw.
+func appendBases(bases []uint32, raw []byte, ends []uint32) []uint32 {
+	var st refState
+	i := len(bases)
+	if g := i - i%refGroup; g < i {
+		// The group's entries before: again (the state is not kept).
+		for j := g; j < i; j++ {
+			st.skipRefs(raw[entryStart(ends, j):ends[j]], false)
+		}
+	}
+	for ; i < len(ends); i++ {
+		if i%refGroup == 0 {
+			st = refState{}
+		}
+		bases = append(bases, st[0])
+		st.skipRefs(raw[entryStart(ends, i):ends[i]], false)
+	}
+	return bases
+}
+
+// entryStart is where entry i starts in a frame whose entries end at ends.
+func entryStart(ends []uint32, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return int(ends[i-1]) + 1
 }
 
 // text returns entry i of s, which has it (i < avail).
@@ -1024,7 +1089,10 @@ func (r *Reader) loadStore(t int, f storeFrame, need int, prev *storeBlock) (any
 		return nil, 0, blockErr(f.block, corruptf("entries do not end where their ends say"))
 	}
 	s.avail = uint32(f.count)
-	return s, len(s.raw) + len(s.words.text) + 4*len(s.ends), nil
+	if t == 1 {
+		s.bases = appendBases(make([]uint32, 0, len(s.ends)), s.raw, s.ends)
+	}
+	return s, len(s.raw) + len(s.words.text) + 8*len(s.ends), nil
 }
 
 // storeHeader checks the header of blk, store frame f of kind t, and
@@ -1147,7 +1215,7 @@ func (p *growingFrames) start(t int, f storeFrame) (onPrefix func([]byte) int, e
 	}
 	p.m[f.block] = g
 	p.mu.Unlock()
-	var ends []uint32
+	var ends, bases []uint32
 	onPrefix = func(raw []byte) int {
 		from := 0
 		if len(ends) > 0 {
@@ -1157,6 +1225,10 @@ func (p *growingFrames) start(t int, f storeFrame) (onPrefix func([]byte) int, e
 			return 0 // corrupt: its decoding will say so
 		}
 		v := &storeBlock{kind: t, first: f.first, raw: raw, ends: ends[:len(ends):len(ends)], avail: uint32(len(ends))}
+		if t == 1 {
+			bases = appendBases(bases, raw, ends)
+			v.bases = bases[:len(bases):len(bases)]
+		}
 		g.mu.Lock()
 		g.view = v
 		g.mu.Unlock()
@@ -1459,7 +1531,7 @@ func (x *expander) record(dst []byte, rb *recordsBlock, i int) ([]byte, error) {
 		dst = append(dst, skel...)
 	} else {
 		var err error
-		if dst, err = x.expand(dst, skel, start+ri.length, 0, idTemplate); err != nil {
+		if dst, err = x.expand(dst, skel, start+ri.length, 0, idTemplate, ri.refs); err != nil {
 			return dst[:start], err
 		}
 	}
@@ -1476,9 +1548,10 @@ func (x *expander) record(dst []byte, rb *recordsBlock, i int) ([]byte, error) {
 }
 
 // expand appends tmpl with its references replaced by their entries'
-// text, up to limit bytes of dst. A template refers only to templates
-// made before it (below below), so nesting ends; depth bounds it besides.
-func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32) ([]byte, error) {
+// text, up to limit bytes of dst, its references coded against st. A
+// template refers only to templates made before it (below below), so
+// nesting ends; depth bounds it besides.
+func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32, st refState) ([]byte, error) {
 	if depth > maxDepth+1 {
 		return dst, corruptf("references nested deeper than %d", maxDepth+1)
 	}
@@ -1495,14 +1568,17 @@ func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32) ([]b
 		if mark == markEnd {
 			return dst, corruptf("entry end in a template")
 		}
-		ref, k, err := varint.Uvarint(tmpl[i+1:])
+		ref, k, err := varint.Uvarint64(tmpl[i+1:])
+		if err != nil {
+			return dst, corruptf("bad reference")
+		}
 		t := int(mark - markString)
-		id, ok := refID(t, ref, below)
-		if err != nil || !ok {
+		id, ok := refID(t, ref, below, &st)
+		if !ok {
 			return dst, corruptf("bad reference")
 		}
 		tmpl = tmpl[i+1+k:]
-		text, err := x.r.entry(t, id, &x.last[t], x.full)
+		text, base, err := x.r.entry(t, id, &x.last[t], x.full)
 		if err != nil {
 			return dst, err
 		}
@@ -1516,7 +1592,7 @@ func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32) ([]b
 		if id >= below {
 			return dst, corruptf("template %d refers to template %d, not made before it", below, id)
 		}
-		if dst, err = x.expand(dst, text, limit, depth+1, id); err != nil {
+		if dst, err = x.expand(dst, text, limit, depth+1, id, refState{base}); err != nil {
 			return dst, err
 		}
 	}

@@ -74,9 +74,10 @@ func BenchmarkUnshape(b *testing.B) {
 }
 
 // TestRefs: prefetch reads a template's references to templates as
-// expand does, relative to the template's own id, and a skeleton's as
-// they are (a prefetch that read them all as absolute ids decoded the
-// wrong frames, and --record N took 20% longer).
+// expand does, relative to the template's own id, and its references to
+// strings, and a skeleton's, against the references before them (a
+// prefetch that read them all as absolute ids decoded the wrong frames,
+// and --record N took 20% longer).
 func TestRefs(t *testing.T) {
 	r := &Reader{total: [2]uint32{10, 10}}
 	type ref struct {
@@ -85,10 +86,12 @@ func TestRefs(t *testing.T) {
 	}
 	var got []ref
 	r.refs([]refText{
-		{[]byte{markTemplate, 3, ',', markString, 5}, idTemplate},
-		{[]byte{markTemplate, 3, ',', markString, 5, markTemplate, 9}, 7}, // 7-9 < 0: stop
+		// Template 1 (1 past none, zigzagged: 2, plus 1), string 2, template 1 again.
+		{[]byte{markTemplate, 3, ',', markString, 5, markTemplate, 2}, idTemplate, refState{}},
+		// Template 7-3; string 4-1, its group's last being 3; 7-9 < 0: stop.
+		{[]byte{markTemplate, 3, ',', markString, 2, markTemplate, 9}, 7, refState{4}},
 	}, func(t int, id uint32) { got = append(got, ref{t, id}) })
-	want := []ref{{1, 2}, {0, 4}, {1, 4}, {0, 4}}
+	want := []ref{{1, 1}, {0, 2}, {1, 1}, {1, 4}, {0, 3}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("refs %v, want %v", got, want)
 	}

@@ -1,0 +1,126 @@
+package archive
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/m2m-go/m2m/varint"
+)
+
+// TestRefState: a reference coded against the references before it reads
+// back as the id it was, whatever the order of ids, and a number no
+// writer makes is refused.
+func TestRefState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var w, r refState
+	var b []byte
+	for i := range 10000 {
+		mark := byte(markString + rng.IntN(2))
+		var id uint32
+		switch rng.IntN(4) {
+		case 0: // new
+			id = w[mark-markString] + uint32(rng.IntN(4))
+		case 1: // old
+			id = uint32(rng.IntN(int(w[mark-markString]) + 1))
+		case 2:
+			id = uint32(rng.Int64N(maxID))
+		default:
+			id = w[mark-markString]
+		}
+		b = w.appendRef(b[:0], mark, id)
+		if b[0] != mark || slices.Contains(b[1:], markEnd) {
+			t.Fatalf("reference %d to %d: % x", i, id, b)
+		}
+		v, k, err := varint.Uvarint64(b[1:])
+		if err != nil || k != len(b)-1 {
+			t.Fatalf("reference %d: % x", i, b)
+		}
+		if got, ok := r.id(int(mark-markString), v); !ok || got != id {
+			t.Fatalf("reference %d to %d read as %d, %v", i, id, got, ok)
+		}
+	}
+	if w != r {
+		t.Fatalf("states %v and %v", w, r)
+	}
+	for _, v := range []uint64{0, 1<<33 + 1, 1 << 63} {
+		if _, ok := r.id(0, v); ok {
+			t.Errorf("number %d read", v)
+		}
+	}
+	// Past the ids a refState takes, either way.
+	if _, ok := (&refState{}).id(0, 1+1); ok { // 0 - 1, zigzagged: 1
+		t.Error("id -1 read")
+	}
+	if _, ok := (&refState{maxID - 1}).id(0, 2+1); ok { // maxID-1 + 1, zigzagged: 2
+		t.Error("id maxID read")
+	}
+}
+
+// TestBases: the bases of a templates frame's entries, found at once, as
+// the frame grows (a growing frame's views) or one entry at a time, are
+// what the writer coded each entry's references to strings against, and
+// read the ids it wrote.
+func TestBases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var raw []byte
+	var st refState
+	var want []uint32
+	var ids [][]uint32
+	next := uint32(0)
+	for i := range 5*refGroup + 7 {
+		if i%refGroup == 0 {
+			st = refState{}
+		}
+		var text []byte
+		var its []uint32
+		for range rng.IntN(4) {
+			text = append(text, `{"a":`...)
+			id := next
+			if rng.IntN(3) == 0 && next > 0 {
+				id = uint32(rng.IntN(int(next)))
+			} else {
+				next++
+			}
+			text = varint.AppendUvarint(append(text, markString), id+1)
+			its = append(its, id)
+			if rng.IntN(2) == 0 {
+				text = varint.AppendUvarint(append(text, ',', markTemplate), uint32(1+rng.IntN(300)))
+			}
+		}
+		want = append(want, st[0])
+		ids = append(ids, its)
+		raw = append(appendRelative(raw, text, &st), markEnd)
+	}
+	ends := appendEntryEnds(nil, raw, 0, len(raw))
+	if len(ends) != len(want) {
+		t.Fatalf("%d entries, want %d", len(ends), len(want))
+	}
+	if got := appendBases(nil, raw, ends); !slices.Equal(got, want) {
+		t.Fatalf("bases at once %v, want %v", got, want)
+	}
+	var grown []uint32
+	for k := 0; k < len(ends); {
+		k = min(k+1+rng.IntN(2*refGroup), len(ends))
+		grown = appendBases(grown, raw, ends[:k])
+	}
+	if !slices.Equal(grown, want) {
+		t.Fatalf("bases as the frame grows %v, want %v", grown, want)
+	}
+	s := &storeBlock{kind: 1, raw: raw, ends: ends, avail: uint32(len(ends))}
+	for i := range ends {
+		text, base, err := s.entry(uint32(i))
+		if err != nil || base != want[i] {
+			t.Fatalf("entry %d: base %d, %v; want %d", i, base, err, want[i])
+		}
+		var got []uint32
+		(&Reader{total: [2]uint32{next, 1 << 20}}).refs([]refText{{text, 1 << 20, refState{base}}}, func(t int, id uint32) {
+			if t == 0 {
+				got = append(got, id)
+			}
+		})
+		if !slices.Equal(got, ids[i]) {
+			t.Fatalf("entry %d: strings %v, want %v", i, got, ids[i])
+		}
+	}
+}
