@@ -319,15 +319,15 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 }
 
 // template appends the text of node n of line with each of its listed
-// children replaced by a reference to an entry: a skeleton's (depth 0)
-// coded against the block's references before it (refs.go), a
+// children replaced by a reference to an entry (refs.go): a skeleton's
+// (depth 0) coded against the block's references before it, a
 // template's to a string by id+1 (entry codes them against its group's
-// once its place in its frame is known), to a template by its own id
-// minus the child's (never 0: children are stored first). Those
-// differences are small and recur (the same nesting, record after record)
-// where ids only grow: on logprobs traffic, whose every token is a
-// template of its own, they make the templates' text a third smaller at
-// zstd -3 (bench/README.md).
+// once its place in its frame is known), to a template near or far from
+// its own id (children are stored first). Near, those differences are
+// small and recur (the same nesting, record after record) where ids only
+// grow: on logprobs traffic, whose every token is a template of its own,
+// they make the templates' text a third smaller at zstd -3
+// (bench/README.md).
 func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byte, n, depth int) ([]byte, error) {
 	nodes := b.nodes
 	refs := d.refs[depth][:0]
@@ -347,7 +347,7 @@ func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byt
 		case depth == 0:
 			dst = d.skelRefs.appendRef(dst, refs[i].mark, refs[i].id)
 		case refs[i].mark == markTemplate:
-			dst = varint.AppendUvarint(append(dst, markTemplate), self-refs[i].id)
+			dst = appendChild(dst, refs[i].id, self)
 		default:
 			dst = varint.AppendUvarint(append(dst, markString), refs[i].id+1)
 		}

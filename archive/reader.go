@@ -394,11 +394,11 @@ type refText struct {
 
 // refID returns the id of the entry of kind t that reference ref names in
 // the text of template self (idTemplate: a record's skeleton), coded
-// against st, which it moves on; but in a template a template's id is
-// self minus ref. ok is false for a reference that names none.
+// against st, which it moves on, or in a template, for a template, against
+// self (refs.go). ok is false for a reference that names none.
 func refID(t int, ref uint64, self uint32, st *refState) (id uint32, ok bool) {
 	if t == 1 && self != idTemplate {
-		return self - uint32(ref), ref != 0 && ref <= uint64(self)
+		return childID(ref, self)
 	}
 	return st.id(t, ref)
 }

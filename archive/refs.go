@@ -5,55 +5,83 @@ import "github.com/m2m-go/m2m/varint"
 // References' numbers. Ids only grow, and a counter is what a context
 // model (or zstd) predicts worst: a reference to the template a record's
 // skeleton has just stored takes the three bytes of an id that no context
-// has seen. So a reference in a records block's skeletons, and a
-// reference to a string in a template, is coded against the references
-// before it: one past the highest id of its kind they named, next, and
-// the reference's number is the difference, zigzagged, plus one (never 0,
-// which ends entries): 1 for the next new entry, 3 for the one after it
-// (a record whose skeleton's first template holds two new ones), 2, 4, ...
-// for older ones. dev100's skeletons so code 11% smaller at --max and
-// their templates 9% (bench/README.md, "References coded against the last
-// ones"). The references before it are those of the block's skeletons
-// (kept records have none), and of its templates frame's entries of the
-// same group of refGroup (entries n, n+1, ... of the frame with the same
-// n/refGroup): a read of one entry reads at most refGroup-1 more, and
-// groups of 64 code dev's templates 1.3% larger than one group a frame.
-// A template's references to templates are its own id minus theirs, which
-// are small already (see deduper.template).
-const refGroup = 64
+// has seen. So a reference names its entry in one of two ways, told apart
+// by its number's last bit:
+//
+//   - odd, near: a new entry, 2d+1 where d is how far its id is past next,
+//     one past the highest id of its kind that the references before it
+//     named (0 where there are none), so 1 for the next new entry, 3 for
+//     the one after it (a record whose skeleton's first template holds
+//     two new ones); in a stored template t, a reference to a template
+//     made just before it, 2d-1 where d = t - id is 64 or less;
+//   - even, far: any other, 2(id+1), the same bytes wherever the entry
+//     recurs (a tools array in every request, the turns a chat's history
+//     sends again), which the models find as they find any repeat.
+//
+// The references before one are those of its records block's skeletons
+// (kept records have none), or in a templates frame those to strings of
+// the entries before it in its group of refGroup (entries n, n+1, ... of
+// the frame with the same n/refGroup): a read of one entry reads at most
+// refGroup-1 more, and groups of 64 code dev's templates 1.3% larger than
+// one group a frame. dev100's skeletons so code 13% smaller at --max and
+// its templates 25% (bench/README.md, "References near and far").
+const (
+	refGroup = 64
+	refNear  = 64 // how far back a template's child is coded near
+)
 
 // refState is what a reference is coded against: for strings and for
-// templates, one past the highest id the references before it named
-// (0 where there are none).
+// templates, next.
 type refState [2]uint32
 
-// maxID bounds the ids a refState takes (see idTemplate).
+// maxID bounds the ids a reference names (see idTemplate).
 const maxID = idTemplate
 
 // appendRef appends a reference to entry id of kind mark, coded against
 // st, which it then moves on.
 func (st *refState) appendRef(dst []byte, mark byte, id uint32) []byte {
 	t := mark - markString
-	d := int64(id) - int64(st[t])
-	v := uint64(d<<1) ^ uint64(d>>63)
+	v := 2*uint64(id) + 2
+	if next := st[t]; id >= next {
+		v = 2*uint64(id-next) + 1
+	}
 	st[t] = max(st[t], id+1)
-	return varint.AppendUvarint64(append(dst, mark), v+1)
+	return varint.AppendUvarint64(append(dst, mark), v)
 }
 
 // id returns the id a reference of kind t (0 strings, 1 templates)
 // numbered v names, and moves st on; ok is false for a number no
 // reference has (0, or an id out of range).
 func (st *refState) id(t int, v uint64) (id uint32, ok bool) {
-	if v == 0 || v > 1<<33 {
-		return 0, false
+	n := v/2 - 1
+	if v&1 != 0 {
+		n = uint64(st[t]) + v/2
 	}
-	v--
-	n := int64(st[t]) + (int64(v>>1) ^ -int64(v&1))
-	if n < 0 || n >= maxID {
+	if v == 0 || n >= maxID {
 		return 0, false
 	}
 	st[t] = max(st[t], uint32(n)+1)
 	return uint32(n), true
+}
+
+// appendChild appends a stored template's reference to template id, its
+// child, made before it; self is the template's own id.
+func appendChild(dst []byte, id, self uint32) []byte {
+	v := 2*uint64(id) + 2
+	if d := self - id; d <= refNear {
+		v = 2*uint64(d) - 1
+	}
+	return varint.AppendUvarint64(append(dst, markTemplate), v)
+}
+
+// childID returns the id of the template that stored template self's
+// reference numbered v names; ok is false for one it cannot name.
+func childID(v uint64, self uint32) (id uint32, ok bool) {
+	if v&1 != 0 {
+		d := v/2 + 1
+		return self - uint32(d), d <= uint64(self)
+	}
+	return uint32(v/2 - 1), v != 0 && v/2-1 < uint64(self)
 }
 
 // appendRelative appends text, a template whose references to strings are

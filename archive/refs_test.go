@@ -48,12 +48,30 @@ func TestRefState(t *testing.T) {
 			t.Errorf("number %d read", v)
 		}
 	}
-	// Past the ids a refState takes, either way.
-	if _, ok := (&refState{}).id(0, 1+1); ok { // 0 - 1, zigzagged: 1
-		t.Error("id -1 read")
-	}
-	if _, ok := (&refState{maxID - 1}).id(0, 2+1); ok { // maxID-1 + 1, zigzagged: 2
+	// Past the ids a reference names, near and far.
+	if _, ok := (&refState{maxID - 1}).id(0, 3); ok { // maxID-1 + 1
 		t.Error("id maxID read")
+	}
+	if _, ok := (&refState{}).id(0, 2*maxID+2); ok {
+		t.Error("id maxID read")
+	}
+	// A template's children, near and far, and none made after it.
+	for self := uint32(1); self < 300; self++ {
+		for id := range self {
+			b := appendChild(nil, id, self)
+			v, _, err := varint.Uvarint64(b[1:])
+			if got, ok := childID(v, self); err != nil || !ok || got != id {
+				t.Fatalf("template %d's child %d read as %d, %v", self, id, got, ok)
+			}
+			if v&1 != 0 != (self-id <= refNear) {
+				t.Fatalf("template %d's child %d: %d", self, id, v)
+			}
+		}
+		for _, v := range []uint64{0, 2*uint64(self) + 1, 2*uint64(self) + 2, 1 << 40, 1<<40 + 1} {
+			if id, ok := childID(v, self); ok {
+				t.Fatalf("template %d: number %d read as %d", self, v, id)
+			}
+		}
 	}
 }
 

@@ -86,12 +86,12 @@ func TestRefs(t *testing.T) {
 	}
 	var got []ref
 	r.refs([]refText{
-		// Template 1 (1 past none, zigzagged: 2, plus 1), string 2, template 1 again.
+		// Template 1 (1 past next, 0: 2·1+1), string 2, template 0 (far: 2·(0+1)).
 		{[]byte{markTemplate, 3, ',', markString, 5, markTemplate, 2}, idTemplate, refState{}},
-		// Template 7-3; string 4-1, its group's last being 3; 7-9 < 0: stop.
-		{[]byte{markTemplate, 3, ',', markString, 2, markTemplate, 9}, 7, refState{4}},
+		// Template 7-2 (near: 2·2-1); string 0 (far); template 7-5; 7-9 < 0: stop.
+		{[]byte{markTemplate, 3, ',', markString, 2, markTemplate, 9, markTemplate, 17}, 7, refState{4}},
 	}, func(t int, id uint32) { got = append(got, ref{t, id}) })
-	want := []ref{{1, 1}, {0, 2}, {1, 1}, {1, 4}, {0, 3}}
+	want := []ref{{1, 1}, {0, 2}, {1, 0}, {1, 5}, {0, 0}, {1, 2}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("refs %v, want %v", got, want)
 	}
