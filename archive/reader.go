@@ -839,22 +839,46 @@ func (s *storeBlock) entry(i uint32) ([]byte, uint32, error) {
 
 // appendBases appends to bases what the references to strings of each
 // entry of a templates frame are coded against, from entry len(bases) to
-// the last that ends holds, the ends of entries in raw.
+// the last that ends holds, the ends of entries in raw: in one pass over
+// them (and over the entries of the first one's group before it), as
+// skipRefs would move over each.
 func appendBases(bases []uint32, raw []byte, ends []uint32) []uint32 {
-	var st refState
 	i := len(bases)
-	if g := i - i%refGroup; g < i {
-		// The group's entries before: again (the state is not kept).
-		for j := g; j < i; j++ {
-			st.skipRefs(raw[entryStart(ends, j):ends[j]], false)
-		}
+	if i >= len(ends) {
+		return bases
 	}
-	for ; i < len(ends); i++ {
-		if i%refGroup == 0 {
+	j := i - i%refGroup // the entry at p
+	var st refState
+	if j == i {
+		bases = append(bases, 0)
+	}
+	for p, end := entryStart(ends, j), int(ends[len(ends)-1]); p <= end; {
+		k := p + indexMarker(raw[p:end+1])
+		ok := raw[k] == markEnd
+		if !ok {
+			// A reference: one to a template skipped, one not well
+			// formed the end of what this entry's give.
+			v, n, err := varint.Uvarint64(raw[k+1 : ends[j]])
+			if ok = err != nil; !ok && raw[k] == markString {
+				_, good := st.id(0, v)
+				ok = !good
+			}
+			p = k + 1 + n
+			if !ok {
+				continue
+			}
+			k = int(ends[j])
+		}
+		if j++; j == len(ends) {
+			break
+		}
+		if j%refGroup == 0 {
 			st = refState{}
 		}
-		bases = append(bases, st[0])
-		st.skipRefs(raw[entryStart(ends, i):ends[i]], false)
+		if j >= i {
+			bases = append(bases, st[0])
+		}
+		p = k + 1
 	}
 	return bases
 }

@@ -125,6 +125,19 @@ func TestBases(t *testing.T) {
 	if !slices.Equal(grown, want) {
 		t.Fatalf("bases as the frame grows %v, want %v", grown, want)
 	}
+	// Entries with references not well formed: the rest of the entry
+	// counts for nothing, found at once or one entry at a time.
+	var bad []byte
+	for i, e := range [][]byte{{markString, 0x80}, {markString, 0x80, 0x80, 'x'}, {markString, 1, markString, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, markString, 1}, {markTemplate}, {markString}} {
+		bad = append(append(append(bad, raw[:ends[30+10*i]]...), e...), raw[ends[30+10*i]:]...)
+	}
+	badEnds := appendEntryEnds(nil, bad, 0, len(bad))
+	one := &storeBlock{kind: 1, raw: bad, ends: badEnds, avail: uint32(len(badEnds))}
+	for i, b := range appendBases(nil, bad, badEnds) {
+		if _, base, err := one.entry(uint32(i)); err != nil || base != b {
+			t.Fatalf("entry %d of the frame with bad references: base %d, %v one at a time, %d at once", i, base, err, b)
+		}
+	}
 	s := &storeBlock{kind: 1, raw: raw, ends: ends, avail: uint32(len(ends))}
 	for i := range ends {
 		text, base, err := s.entry(uint32(i))
