@@ -322,15 +322,17 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 // children replaced by a reference to an entry (refs.go): a skeleton's
 // (depth 0) coded against the block's references before it, a
 // template's to a string by id+1 (entry codes them against its group's
-// once its place in its frame is known), to a template near or far from
-// its own id (children are stored first). Near, those differences are
-// small and recur (the same nesting, record after record) where ids only
-// grow: on logprobs traffic, whose every token is a template of its own,
-// they make the templates' text a third smaller at zstd -3
-// (bench/README.md).
+// once its place in its frame is known), to a template stored for it
+// (children are stored first) or made at most refNear before it by its
+// own id minus the child's, to any other by the child's id. Those
+// differences are small and recur (the
+// same nesting, record after record) where ids only grow: on logprobs
+// traffic, whose every token is a template of its own, they make the
+// templates' text a third smaller at zstd -3 (bench/README.md).
 func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byte, n, depth int) ([]byte, error) {
 	nodes := b.nodes
 	refs := d.refs[depth][:0]
+	made := d.store[1].first + uint32(d.store[1].count) // templates from here on are this one's new children
 	for c := n + 1; c < int(nodes[n].skip); c = int(nodes[c].skip) {
 		mark, id, err := d.entry(ctx, b, line, c, depth)
 		if err != nil {
@@ -347,7 +349,7 @@ func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byt
 		case depth == 0:
 			dst = d.skelRefs.appendRef(dst, refs[i].mark, refs[i].id)
 		case refs[i].mark == markTemplate:
-			dst = appendChild(dst, refs[i].id, self)
+			dst = appendChild(dst, refs[i].id, self, refs[i].id >= made || self-refs[i].id <= refNear)
 		default:
 			dst = varint.AppendUvarint(append(dst, markString), refs[i].id+1)
 		}

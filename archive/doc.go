@@ -108,23 +108,21 @@
 //
 // A template is JSON text in which 0x01 then a uvarint n stands for the
 // text of a string, and 0x02 then a uvarint n for the expansion of a
-// template: in stored template t, template t-n; else the entry whose id
-// is next + unzigzag(n-1), where next is one past the highest id of its
-// kind that the references before it named, or 0 if none did (unzigzag
-// maps 0, 1, 2, 3, 4 ... to 0, -1, 1, -2, 2 ...). The references before
-// it are a records block's skeletons' before it, and in a templates
-// frame those to strings of the entries before it in its group of 64
-// (entries 64k to 64k+63 of the frame): ids only grow, and the next new
-// one is 1 (refs.go). n is never 0, so references never hold the byte
-// 0x00. A store
-// frame's raw bytes are its entries, each ended by 0x00: strings as their
-// JSON text (quotes included), templates as above. An object or array of
-// 64 bytes or more is stored as a template, its own values of 64 bytes or
-// more stored first, so a template refers only to templates made before
-// it; a reader refuses anything else, and references nested deeper than
-// the JSON may be. Within templates the differences t-n are small and
-// recur with the nesting, where ids only grow (a log of logprobs, every
-// token a template: its templates' text a third smaller at zstd -3).
+// template: for even n, the entry whose id is n/2-1 (far); for odd n
+// (near), in stored template t, template t-(n+1)/2, else the entry whose
+// id is next+(n-1)/2, where next is one past the highest id of its kind
+// that the references before it named, or 0 if none did. The references
+// before it are a records block's skeletons' before it, and in a
+// templates frame those to strings of the entries before it in its group
+// of 64 (entries 64k to 64k+63 of the frame). Ids only grow: the writer
+// codes a new entry near (1 if it is the next: refs.go), and an old one
+// far, the same bytes wherever it recurs. n is never 0, so references
+// never hold the byte 0x00. A store frame's raw bytes are its entries,
+// each ended by 0x00: strings as their JSON text (quotes included),
+// templates as above. An object or array of 64 bytes or more is stored as
+// a template, its own values of 64 bytes or more stored first, so a
+// template refers only to templates made before it; a reader refuses
+// anything else, and references nested deeper than the JSON may be.
 //
 // The directory starts with the version of the layout, [Version] (7): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store

@@ -58,13 +58,15 @@ func TestRefState(t *testing.T) {
 	// A template's children, near and far, and none made after it.
 	for self := uint32(1); self < 300; self++ {
 		for id := range self {
-			b := appendChild(nil, id, self)
-			v, _, err := varint.Uvarint64(b[1:])
-			if got, ok := childID(v, self); err != nil || !ok || got != id {
-				t.Fatalf("template %d's child %d read as %d, %v", self, id, got, ok)
-			}
-			if v&1 != 0 != (self-id <= refNear) {
-				t.Fatalf("template %d's child %d: %d", self, id, v)
+			for _, near := range []bool{false, true} {
+				b := appendChild(nil, id, self, near)
+				v, _, err := varint.Uvarint64(b[1:])
+				if got, ok := childID(v, self); err != nil || !ok || got != id {
+					t.Fatalf("template %d's child %d read as %d, %v", self, id, got, ok)
+				}
+				if v&1 != 0 != near {
+					t.Fatalf("template %d's child %d: %d", self, id, v)
+				}
 			}
 		}
 		for _, v := range []uint64{0, 2*uint64(self) + 1, 2*uint64(self) + 2, 1 << 40, 1<<40 + 1} {
