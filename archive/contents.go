@@ -52,29 +52,24 @@ func (r *Reader) Contents() (*Contents, error) {
 		}
 		switch body[0] {
 		case kindRecords:
-			n, k, err := varint.Uvarint64(body[1:])
-			if err != nil || n != uint64(blk.Records) {
-				return nil, blockErr(b, corruptf("records count"))
-			}
-			rest := body[1+k:]
-			idx, after, err := parseFrame(rest, b)
+			h, err := parseRecords(body, blk.Records, b)
 			if err != nil {
 				return nil, blockErr(b, err)
 			}
-			add(StreamIndex, idx, len(rest)-len(after))
-			skel, ends, err := parseFrame(after, b)
-			if err != nil {
-				return nil, blockErr(b, corruptf("bad skeleton frame: %v", err))
-			}
-			if _, err := parseEnds(ends, skel.rawLen, int(n)); err != nil {
+			if _, err := parseEnds(h.ends, h.skel.rawLen, h.n); err != nil {
 				return nil, blockErr(b, err)
 			}
-			add(StreamSkeletons, skel, len(after))
-			raw, err := d.decode(nil, idx, nil)
+			c.Streams[StreamIndex].add(h.crcs.rawLen+h.index.rawLen, h.indexSize, 0, h.index.coder)
+			add(StreamSkeletons, h.skel, h.skelSize)
+			crcs, err := d.decode(nil, h.crcs, nil)
 			if err != nil {
 				return nil, blockErr(b, err)
 			}
-			recs, err := parseIndexOnly(raw, int(n))
+			raw, err := d.decode(nil, h.index, nil)
+			if err != nil {
+				return nil, blockErr(b, err)
+			}
+			recs, err := parseIndexOnly(raw, crcs, h.n)
 			if err != nil {
 				return nil, blockErr(b, err)
 			}

@@ -310,7 +310,12 @@ func TestForgedListing(t *testing.T) {
 		t.Fatalf("block 0 is a %q block", rb[0])
 	}
 	n, k, _ := varint.Uvarint64(rb[1:])
-	idxF, rest, err := parseFrame(rb[1+k:], 0)
+	_, idxAt, err := parseFrame(rb[1+k:], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crcs := rb[1+k : len(rb)-len(idxAt)]
+	idxF, rest, err := parseFrame(idxAt, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +329,7 @@ func TestForgedListing(t *testing.T) {
 		t.Fatal("no model in the index")
 	}
 	idx[at] = 'X'
-	forged := append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...)
+	forged := append(append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...), crcs...)
 	forged = appendFrameHeader(forged, coderStored, -1, len(idx), len(idx))
 	forged = append(append(forged, idx...), rest...)
 	bodies[0] = forged

@@ -43,7 +43,7 @@ type blockJob struct {
 	kind      byte     // kindRecords, kindStrings, kindTemplates, kindPlain or kindDirectory
 	first     uint32   // store blocks: the id of their first entry
 	count     int      // store blocks: entries; records blocks: records
-	index     []byte   // records blocks: the raw index frame
+	index     []byte   // records blocks: the CRC-32s, then the raw index frame
 	raw       []byte   // the raw skeleton or store frame, or the directory's body
 	ends      stepEnds // records and store blocks: where raw's items end
 	dict      []byte   // the raw frame raw is compressed against, if any
@@ -99,10 +99,17 @@ func (j *blockJob) compress(e *frameEncoder) error {
 	var err error
 	switch j.kind {
 	case kindRecords:
+		// The records' CRC-32s in a frame of their own: random bytes, but
+		// for records that recur whole (a stream's chunks that say the
+		// same), which in the index frame spoiled zstd's statistics of its
+		// other columns (dev100's index 296,577 -> 274,606 bytes at
+		// --archive, bench/README.md).
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
-		if body, err = e.appendFrame(body, j.index, StreamIndex, nil, -1); err != nil {
-			return err
+		for _, part := range [2][]byte{j.index[:4*j.count], j.index[4*j.count:]} {
+			if body, err = e.appendFrame(body, part, StreamIndex, nil, -1); err != nil {
+				return err
+			}
 		}
 		j.packed[0] = len(body) - at
 		at = len(body)
@@ -298,8 +305,10 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		}
 	}
 	d.cols = [6][]byte{flags, lens, crcs, schemas, models, table}
+	// The CRC-32s first, stored as they are, then the index frame's raw
+	// bytes (see compress).
 	index := getBuf(len(flags) + len(lens) + len(crcs) + len(schemas) + len(models) + len(table) + 8)
-	index = append(append(append(append(append(index, flags...), lens...), crcs...), schemas...), models...)
+	index = append(append(append(append(append(index, crcs...), flags...), lens...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(modelIDs)))
 	index = append(index, table...)
 	compact := len(skel) <= cap(skel)/4

@@ -26,7 +26,7 @@
 // large segments' dictionaries ('P', below), then the directory ('D').
 // uvarint is unsigned LEB128.
 //
-//	records   = 'R' | uvarint records | frame(index) | frame(skeletons) | ends
+//	records   = 'R' | uvarint records | frame(crcs) | frame(index) | frame(skeletons) | ends
 //	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries) | ends
 //	templates = 'T' | uvarint first_id | uvarint entries | frame(entries) | ends
 //	plain     = 'P' | uvarint dict_block | uvarint table_len | table | text
@@ -36,7 +36,7 @@
 //
 // A frame's coder is 0 (stored: data is the raw bytes), 1 (zstd) or 2
 // (package ppm's one-shot data: LevelMax's skeletons, strings and
-// templates; its index frames stay zstd's). dict is 0, or 1 + the number
+// templates; its crcs and index frames stay zstd's). dict is 0, or 1 + the number
 // of an earlier block of the same stream whose frame is the dictionary of
 // this one: for zstd (a raw dictionary), its raw bytes, or if it is a
 // words frame (below) its coded text; for ppm, the first 8 MiB of its raw
@@ -98,10 +98,11 @@
 //
 // A records block's index is columns, for its n records: n flags bytes
 // (0x01 kept, 0x02 listed, 0x40 continues, 0x80 no newline), n uvarint
-// lengths, n CRC-32s (4 bytes, little-endian, of the record's bytes), one
-// schema byte per listed record, one uvarint model number per listed
-// record, then the block's models (uvarint count, then uvarint length and
-// bytes each). A listed record is JSON the M2M codec accepts: its schema
+// lengths, one schema byte per listed record, one uvarint model number
+// per listed record, then the block's models (uvarint count, then uvarint
+// length and bytes each). Its crcs frame holds the records' CRC-32s (4
+// bytes each, little-endian, of the record's bytes): random bytes that
+// in the index frame spoiled zstd's statistics of the other columns. A listed record is JSON the M2M codec accepts: its schema
 // and model are what its M2M v1 header would say, which m2m-batch -l
 // counts from the index alone. The skeletons follow one another: a kept
 // record's bytes (its length of them), or a template ended by a line feed.

@@ -136,3 +136,46 @@ func endsMatch(cum []uint32, n int, end func(i int) int) bool {
 	}
 	return true
 }
+
+// recordsHead is a records block's body, its parts found:
+//
+//	records = 'R' | uvarint records | frame(crcs) | frame(index) | frame(skeletons) | ends
+type recordsHead struct {
+	n         int
+	crcs      frame // the records' CRC-32s, 4 bytes each, little-endian
+	index     frame
+	skel      frame
+	ends      []byte // what follows the skeleton frame
+	indexSize int    // bytes of the CRC-32s' and the index's frames
+	skelSize  int    // bytes of the skeleton frame and the ends
+}
+
+// parseRecords finds the parts of body, that of block b, which holds
+// records records by the container's index.
+func parseRecords(body []byte, records, b int) (recordsHead, error) {
+	var h recordsHead
+	if len(body) == 0 || body[0] != kindRecords {
+		return h, corruptf("not a records block")
+	}
+	n, k, err := varint.Uvarint64(body[1:])
+	if err != nil || n != uint64(records) {
+		return h, corruptf("records count")
+	}
+	h.n = int(n)
+	rest := body[1+k:]
+	after := rest
+	if h.crcs, after, err = parseFrame(after, b); err != nil {
+		return h, err
+	}
+	if h.index, after, err = parseFrame(after, b); err != nil {
+		return h, err
+	}
+	h.indexSize, h.skelSize = len(rest)-len(after), len(after)
+	if h.crcs.dict >= 0 || h.index.dict >= 0 || h.crcs.rawLen != 4*h.n {
+		return h, corruptf("bad frames")
+	}
+	if h.skel, h.ends, err = parseFrame(after, b); err != nil {
+		return h, corruptf("bad skeleton frame: %v", err)
+	}
+	return h, nil
+}

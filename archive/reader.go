@@ -484,41 +484,33 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 		return nil, 0, err
 	}
 	defer done()
-	body := blk.Body
-	if blk.Type != container.TypeArchive || len(body) == 0 || body[0] != kindRecords {
+	if blk.Type != container.TypeArchive {
 		return nil, 0, blockErr(b, corruptf("not a records block"))
 	}
-	n, k, err := varint.Uvarint64(body[1:])
-	if err != nil || n != uint64(blk.Records) {
-		return nil, 0, blockErr(b, corruptf("records count"))
-	}
-	rest := body[1+k:]
-	idxF, rest, err := parseFrame(rest, b)
+	h, err := parseRecords(blk.Body, blk.Records, b)
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
-	skelF, rest, err := parseFrame(rest, b)
-	if err != nil {
-		return nil, 0, blockErr(b, err)
+	n, idxF, skelF, rest := h.n, h.index, h.skel, h.ends
+	if need <= 0 || need > n {
+		need = n
 	}
-	if idxF.dict >= 0 {
-		return nil, 0, blockErr(b, corruptf("bad frames"))
-	}
-	if need <= 0 || need > int(n) {
-		need = int(n)
-	}
-	cum, err := parseEnds(rest, skelF.rawLen, int(n))
+	cum, err := parseEnds(rest, skelF.rawLen, n)
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
 	d := r.decoder()
 	defer r.decs.Put(d)
+	crcs, err := d.decode(nil, h.crcs, nil)
+	if err != nil {
+		return nil, 0, blockErr(b, err)
+	}
 	idx, err := d.decode(nil, idxF, nil)
 	if err != nil {
 		return nil, 0, blockErr(b, err)
 	}
 	rb := &recordsBlock{block: b}
-	if rb.recs, err = parseIndexOnly(idx, int(n)); err != nil {
+	if rb.recs, err = parseIndexOnly(idx, crcs, n); err != nil {
 		return nil, 0, blockErr(b, err)
 	}
 	var dict []byte
@@ -599,8 +591,9 @@ func locate(recs []recIndex, skel []byte, from int) (int, error) {
 
 func blockErr(b int, err error) error { return fmt.Errorf("block %d: %w", b, err) }
 
-// parseIndexOnly reads a records block's index, of n records.
-func parseIndexOnly(idx []byte, n int) ([]recIndex, error) {
+// parseIndexOnly reads a records block's index, of n records, and their
+// CRC-32s.
+func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 	if n > len(idx) {
 		return nil, corruptf("index of %d bytes for %d records", len(idx), n)
 	}
@@ -621,13 +614,12 @@ func parseIndexOnly(idx []byte, n int) ([]recIndex, error) {
 		}
 		recs[i].length, p = int(l), p[k:]
 	}
-	if len(p) < 4*n {
-		return nil, corruptf("index cut short")
+	if len(crcs) != 4*n {
+		return nil, corruptf("%d bytes of CRC-32s for %d records", len(crcs), n)
 	}
 	for i := range recs {
-		recs[i].crc = binary.LittleEndian.Uint32(p[4*i:])
+		recs[i].crc = binary.LittleEndian.Uint32(crcs[4*i:])
 	}
-	p = p[4*n:]
 	if len(p) < listed {
 		return nil, corruptf("index cut short")
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/m2m-go/m2m/container"
-	"github.com/m2m-go/m2m/varint"
 )
 
 // TestDumpStreams writes the raw bytes of each stream of an archive of
@@ -52,17 +51,13 @@ func TestDumpStreams(t *testing.T) {
 		body := blk.Body
 		switch body[0] {
 		case kindRecords:
-			_, k, _ := varint.Uvarint64(body[1:])
-			idx, rest, err := parseFrame(body[1+k:], b)
+			h, err := parseRecords(body, blk.Records, b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			skel, _, err := parseFrame(rest, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			add(StreamIndex, idx, nil)
-			add(StreamSkeletons, skel, nil)
+			add(StreamIndex, h.crcs, nil)
+			add(StreamIndex, h.index, nil)
+			add(StreamSkeletons, h.skel, nil)
 		case kindStrings, kindTemplates:
 			f, _ := storeFrameOf(t, body)
 			s := StreamStrings
