@@ -25,7 +25,7 @@ import "github.com/m2m-go/m2m/varint"
 // the frame with the same n/refGroup): a read of one entry reads at most
 // refGroup-1 more, and groups of 64 code dev's templates 1.3% larger than
 // one group a frame. dev100's skeletons so code 13% smaller at --max and
-// its templates 25% (bench/README.md, "References near and far").
+// its templates 25% (bench/README.md, "References near and far, CRC-32s apart").
 const (
 	refGroup = 64
 	// refNear is how far back a template's child stored before it is
