@@ -848,8 +848,9 @@ func appendBases(bases []uint32, raw []byte, ends []uint32) []uint32 {
 		k := p + indexMarker(raw[p:end+1])
 		ok := raw[k] == markEnd
 		if !ok {
-			// A reference: one to a template skipped, one not well
-			// formed the end of what this entry's give.
+			// A reference: one to a template skipped; one not well
+			// formed, or to no string, ends what this entry's give (as
+			// skipRefs stops there).
 			v, n, err := varint.Uvarint64(raw[k+1 : ends[j]])
 			if ok = err != nil; !ok && raw[k] == markString {
 				_, good := st.id(0, v)
