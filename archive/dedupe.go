@@ -305,8 +305,8 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		}
 	}
 	d.cols = [6][]byte{flags, lens, crcs, schemas, models, table}
-	// The CRC-32s first, stored as they are, then the index frame's raw
-	// bytes (see compress).
+	// The CRC-32s first, then the index frame's raw bytes: two frames
+	// (see compress).
 	index := getBuf(len(flags) + len(lens) + len(crcs) + len(schemas) + len(models) + len(table) + 8)
 	index = append(append(append(append(append(index, crcs...), flags...), lens...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(modelIDs)))
@@ -334,10 +334,10 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 // once its place in its frame is known), to a template stored for it
 // (children are stored first) or made at most refNear before it by its
 // own id minus the child's, to any other by the child's id. Those
-// differences are small and recur (the
-// same nesting, record after record) where ids only grow: on logprobs
-// traffic, whose every token is a template of its own, they make the
-// templates' text a third smaller at zstd -3 (bench/README.md).
+// differences are small and recur (the same nesting, record after
+// record) where ids only grow: on logprobs traffic, whose every token is
+// a template of its own, they make the templates' text a third smaller
+// at zstd -3 (bench/README.md).
 func (d *deduper) template(ctx context.Context, dst []byte, b *batch, line []byte, n, depth int) ([]byte, error) {
 	nodes := b.nodes
 	refs := d.refs[depth][:0]

@@ -36,13 +36,13 @@
 //
 // A frame's coder is 0 (stored: data is the raw bytes), 1 (zstd) or 2
 // (package ppm's one-shot data: LevelMax's skeletons, strings and
-// templates; its crcs and index frames stay zstd's). dict is 0, or 1 + the number
-// of an earlier block of the same stream whose frame is the dictionary of
-// this one: for zstd (a raw dictionary), its raw bytes, or if it is a
-// words frame (below) its coded text; for ppm, the first 8 MiB of its raw
-// bytes, which a read of one record decodes, not all 16. The frames of
-// a stream come in segments of 256, the first of which, compressed alone,
-// is the others' dictionary. A frame so finds what recurs in other text
+// templates; its crcs and index frames stay zstd's). dict is 0, or 1 +
+// the number of an earlier block of the same stream whose frame is the
+// dictionary of this one: for zstd (a raw dictionary), its raw bytes, or
+// if it is a words frame (below) its coded text; for ppm, the first 8 MiB
+// of its raw bytes, which a read of one record decodes, not all 16. The
+// frames of a stream come in segments of 256, the first of which,
+// compressed alone, is the others' dictionary. A frame so finds what recurs in other text
 // (the same answer with another ending, a prompt template with another
 // question) while reading it needs at most two frames decoded.
 //
