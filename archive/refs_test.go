@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -155,5 +157,76 @@ func TestBases(t *testing.T) {
 		if !slices.Equal(got, ids[i]) {
 			t.Fatalf("entry %d: strings %v, want %v", i, got, ids[i])
 		}
+	}
+}
+
+// TestRefsWritten: the writer codes references to new entries near and to
+// old ones far, as refs.go says: a chat whose every request holds a new
+// messages array (a template) of one new message (a template) of a new
+// content (a string), and the same tools array (a template) each time.
+func TestRefsWritten(t *testing.T) {
+	var in []byte
+	for i := range 100 {
+		in = fmt.Appendf(in, `{"model":"m","messages":[{"role":"user","content":"question %03d, long enough to be stored apart from the record that holds it"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{}}}]}`+"\n", i)
+	}
+	packed, _ := write(t, in, Options{}, 1<<20)
+	d, err := newFrameDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skel, tmpl []byte
+	for _, body := range blocksOf(t, packed) {
+		switch body[0] {
+		case kindRecords:
+			h, err := parseRecords(body, 100, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if skel, err = d.decode(nil, h.skel, nil); err != nil {
+				t.Fatal(err)
+			}
+		case kindTemplates:
+			f, _ := storeFrameOf(t, body)
+			if tmpl, err = d.decode(nil, f, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// numbers returns the numbers of text's references.
+	numbers := func(text []byte) (vs []uint64) {
+		for i := indexMarker(text); i < len(text); i = indexMarker(text) {
+			v, k, _ := varint.Uvarint64(text[i+1:])
+			vs, text = append(vs, v), text[i+1+k:]
+		}
+		return vs
+	}
+	lines := bytes.Split(bytes.TrimSuffix(skel, []byte("\n")), []byte("\n"))
+	if len(lines) != 100 {
+		t.Fatalf("%d skeletons", len(lines))
+	}
+	// Past the first record: the messages array is the second template
+	// past the last one named (its message made between), near, 2·1+1;
+	// the tools array the first's (near there, new), far, the same each
+	// time.
+	tools := numbers(lines[1])[1]
+	for i, l := range lines[1:] {
+		if vs := numbers(l); len(vs) != 2 || vs[0] != 3 || vs[1] != tools || tools&1 != 0 {
+			t.Fatalf("skeleton %d: references %v, want [3 %d (even)]", i+1, vs, tools)
+		}
+	}
+	// Each messages array's message is near (2·1-1), and each message's
+	// content the next string (2·0+1), but at the start of a group.
+	var arrays, messages int
+	for i, e := range bytes.Split(bytes.TrimSuffix(tmpl, []byte{markEnd}), []byte{markEnd}) {
+		vs := numbers(e)
+		switch {
+		case bytes.Equal(e, []byte{'[', markTemplate, 1, ']'}):
+			arrays++
+		case bytes.Contains(e, []byte(`"content":`)) && len(vs) == 1 && (vs[0] == 1 || i%refGroup == 0):
+			messages++
+		}
+	}
+	if arrays != 101 || messages != 100 { // the tools array's is [its function]
+		t.Fatalf("%d of 100 messages arrays, %d of 100 messages coded near: %q", arrays, messages, tmpl)
 	}
 }
