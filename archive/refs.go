@@ -8,13 +8,13 @@ import "github.com/m2m-go/m2m/varint"
 // has seen. So a reference names its entry in one of two ways, told apart
 // by its number's last bit:
 //
-//   - odd, near: a new entry, 2d+1 where d is how far its id is past next,
-//     one past the highest id of its kind that the references before it
-//     named (0 where there are none), so 1 for the next new entry, 3 for
-//     the one after it (a record whose skeleton's first template holds
-//     two new ones); in a stored template t, a reference to a template
-//     stored for it (a new child, made just before it) or made at most
-//     refNear before it, 2d-1 where d = t - id;
+//   - odd, near: an entry at or past next, one past the highest id of its
+//     kind that the references before it named (0 where there are none),
+//     2d+1 where d is how far past: 1 for the next new entry, 3 for the
+//     one after it (a messages array made after its new message); in a
+//     stored template t, a reference to a template stored for it (a new
+//     child, made just before it) or made at most refNear before it,
+//     2d-1 where d = t - id;
 //   - even, far: any other, 2(id+1), the same bytes wherever the entry
 //     recurs (a tools array in every request, the turns a chat's history
 //     sends again), which the models find as they find any repeat.
@@ -25,7 +25,8 @@ import "github.com/m2m-go/m2m/varint"
 // the frame with the same n/refGroup): a read of one entry reads at most
 // refGroup-1 more, and groups of 64 code dev's templates 1.3% larger than
 // one group a frame. dev100's skeletons so code 13% smaller at --max and
-// its templates 25% (bench/README.md, "References near and far, CRC-32s apart").
+// its templates 25% (bench/README.md, "References near and far, CRC-32s
+// apart").
 const (
 	refGroup = 64
 	// refNear is how far back a template's child stored before it is
