@@ -469,6 +469,54 @@ func TestStoreFrameSizes(t *testing.T) {
 	}
 }
 
+// TestTailJoins: at LevelMax a strings frame that reaches its size takes
+// up to a quarter more of it if the stream ends meanwhile, else closes
+// where it reached its size; at the zstd levels it closes there.
+func TestTailJoins(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	// Each line stores one string of 102 bytes: 103 bytes of a frame with
+	// its end, 159 of them to a frame of 16 KiB, 39 to a quarter of it.
+	lines := func(n int) []byte {
+		var in []byte
+		for i := range n {
+			b := make([]byte, 100)
+			for j := range b {
+				b[j] = 'a' + byte(rng.IntN(26))
+			}
+			in = fmt.Appendf(in, `{"n":%d,"c":"%s"}`+"\n", i, b)
+		}
+		return in
+	}
+	for _, c := range []struct {
+		level, lines int
+		want         []int // entries of each strings frame
+	}{
+		{LevelMax, 100, []int{100}},
+		{LevelMax, 159 + 39, []int{198}},
+		{LevelMax, 159 + 40, []int{159, 40}},
+		{LevelMax, 3*159 + 20, []int{159, 159, 179}},
+		{LevelMax, 2*159 + 100, []int{159, 159, 100}},
+		{3, 159 + 39, []int{159, 39}},
+	} {
+		in := lines(c.lines)
+		o := Options{Level: c.level, ModelMemory: 1, storeFrame: 16 << 10}
+		packed, _ := write(t, in, o, 1<<20)
+		var got []int
+		for _, b := range blocksOf(t, packed) {
+			if b[0] != kindStrings {
+				continue
+			}
+			_, k, _ := varint.Uvarint64(b[1:])
+			n, _, _ := varint.Uvarint64(b[1+k:])
+			got = append(got, int(n))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("level %d, %d lines: strings frames of %v entries, want %v", c.level, c.lines, got, c.want)
+		}
+		roundTrip(t, in, o)
+	}
+}
+
 // TestFrameDict: the dictionary a store block's head names, read as
 // dictAhead reads it, is its frame's, for every store block and a head of
 // storeHead bytes or the whole body, whichever is shorter.

@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"encoding/binary"
+	"slices"
 
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/varint"
@@ -217,6 +218,11 @@ type stream struct {
 	inSegment int           // frames made in the segment so far
 	dictUses  int           // of them, compressed against dict
 	refs      refState      // a templates frame's: its group's references so far
+	// At LevelMax, where a strings frame reached its size (see joinTail):
+	// raw's length then (0: not yet), its entries and their ends.
+	cut     int
+	cutN    int
+	cutEnds stepEnds
 }
 
 // deduper is the in-order stage of writing: it takes the values out of
@@ -404,15 +410,26 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 		d.counts.strings++
 	}
 	// A frame is closed before it would pass its size, so that a frame and
-	// its dictionary fit the encoder's window (a longer entry alone may).
-	if s.count > 0 && len(s.raw)+len(text)+1 > d.storeFrameSize(s) {
-		if err := d.sendFrame(ctx, s); err != nil {
+	// its dictionary fit the encoder's window (a longer entry alone may),
+	// or at LevelMax, for strings, a quarter past it (see joinTail).
+	if size := d.storeFrameSize(s); s.count > 0 && len(s.raw)+len(text)+1 > size {
+		if d.joinTail(s) && s.cut == 0 {
+			s.cut, s.cutN, s.cutEnds = len(s.raw), s.count, slices.Clone(s.ends)
+		}
+		var err error
+		switch {
+		case s.cut == 0:
+			err = d.sendFrame(ctx, s)
+		case len(s.raw)-s.cut+len(text)+1 > size/4:
+			err = d.splitFrame(ctx, s)
+		}
+		if err != nil {
 			return 0, 0, err
 		}
 	}
 	id := s.first + uint32(s.count)
 	if s.raw == nil {
-		s.raw = getBuf(d.storeFrameSize(s))
+		s.raw = getBuf(d.frameCap(s))
 	}
 	if tag != 0 {
 		if s.count%refGroup == 0 {
@@ -427,6 +444,40 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 	s.count++
 	d.t.insert(k, id|tag)
 	return mark, id, nil
+}
+
+// joinTail reports whether a frame of s that reaches its size stays open
+// for a quarter more of it: the strings frames of LevelMax. If the stream
+// ends meanwhile, its last entries join that frame instead of making one
+// of their own, which a fresh model would code: dev100's strings, 18.7 MB,
+// in one frame, 3,020,088 bytes, against 2,719,785 for the first 16 MiB
+// and 419,226 for the 1.95 MB after them with the first 8 MiB as their
+// dictionary (−3.8%; bench/README.md). Else the frame is cut where it
+// reached its size (splitFrame). At the zstd levels a frame's dictionary
+// gives its matches the text before it, and a smaller frame reads one
+// record faster; templates frames' references are coded by groups of
+// entries from the frame's start (appendRelative), which a cut would move.
+func (d *deduper) joinTail(s *stream) bool {
+	return s.kind == kindStrings && d.o.level() == LevelMax
+}
+
+// splitFrame sends the frame of s as it was at its cut, and keeps the
+// entries after it as the next frame, open.
+func (d *deduper) splitFrame(ctx context.Context, s *stream) error {
+	rest := append(getBuf(d.frameCap(s)), s.raw[s.cut:]...)
+	restN := s.count - s.cutN
+	s.raw, s.count, s.ends = s.raw[:s.cut], s.cutN, s.cutEnds
+	if err := d.sendFrame(ctx, s); err != nil {
+		putBuf(rest)
+		return err
+	}
+	s.raw, s.count = rest, restN
+	for i, c := range rest {
+		if c == markEnd {
+			s.ends.add(i + 1)
+		}
+	}
+	return nil
 }
 
 // frameJob closes the frame of s and returns its block. Only strings
@@ -469,6 +520,7 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 	d.block++
 	s.first += uint32(s.count)
 	s.raw, s.ends, s.count = nil, nil, 0
+	s.cut, s.cutN, s.cutEnds = 0, 0, nil
 	return j
 }
 
@@ -544,6 +596,16 @@ func (d *deduper) finish(ctx context.Context) error {
 	}
 	body := varint.AppendUvarint64(varint.AppendUvarint64(nil, Version), uint64(d.dirN))
 	return d.send(ctx, &blockJob{kind: kindDirectory, raw: append(body, d.dir...)})
+}
+
+// frameCap is the most raw bytes a frame of s holds but for one long
+// entry: its size, and a quarter more where its tail joins it.
+func (d *deduper) frameCap(s *stream) int {
+	n := d.storeFrameSize(s)
+	if d.joinTail(s) {
+		n += n / 4
+	}
+	return n
 }
 
 // storeFrameSize is the most raw bytes a frame of s holds: at the zstd

@@ -403,7 +403,7 @@ func (w *Writer) run(cw *container.Writer) error {
 	queue, budget := 2*n, int64(flowBudget)
 	if w.o.level() == LevelMax {
 		queue = max(queue, 64)
-		budget += 2 * int64(n) * int64(w.o.frameSize()) // int64: 32-bit ints overflow at 64 workers
+		budget += 2 * int64(n) * int64(w.o.frameSize()+w.o.frameSize()/4) // a strings frame's tail joins it (joinTail); int64: 32-bit ints overflow at 64 workers
 	}
 	var writeErr error
 	writing := make(chan struct{})
