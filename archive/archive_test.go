@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/m2m-go/m2m/codec"
+	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/internal/sample"
 	"github.com/m2m-go/m2m/varint"
 )
@@ -514,6 +515,51 @@ func TestTailJoins(t *testing.T) {
 			t.Errorf("level %d, %d lines: strings frames of %v entries, want %v", c.level, c.lines, got, c.want)
 		}
 		roundTrip(t, in, o)
+	}
+}
+
+// TestRecordsBlocks: at LevelMax a records block takes batches until its
+// skeletons are a quarter of a batch long; at the zstd levels it is one
+// batch, whose skeletons are shorter than the batch.
+func TestRecordsBlocks(t *testing.T) {
+	in := sample.JSONL()[:300000]
+	const batch = 16 << 10
+	var blocks [2]int
+	for i, level := range []int{3, LevelMax} {
+		o := Options{Level: level, ModelMemory: 1, batch: batch}
+		packed, _ := write(t, in, o, 1<<20)
+		ix, err := container.OpenIndex(bytes.NewReader(packed), int64(len(packed)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var skels []int
+		for b := range ix.Blocks() {
+			blk, err := ix.Block(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if blk.Body[0] != kindRecords {
+				continue
+			}
+			h, err := parseRecords(blk.Body, blk.Records, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skels = append(skels, h.skel.rawLen)
+		}
+		blocks[i] = len(skels)
+		for k, n := range skels {
+			if level == LevelMax && k < len(skels)-1 && n < batch/4 {
+				t.Errorf("LevelMax: records block %d of %d has %d bytes of skeletons, under a quarter of a batch", k, len(skels), n)
+			}
+			if level != LevelMax && n > batch {
+				t.Errorf("level %d: records block %d has %d bytes of skeletons, more than a batch", level, k, n)
+			}
+		}
+		roundTrip(t, in, o)
+	}
+	if blocks[1] < 2 || blocks[1]*2 > blocks[0] {
+		t.Errorf("%d records blocks at LevelMax, %d at level 3: want several, and under half as many", blocks[1], blocks[0])
 	}
 }
 
