@@ -21,14 +21,13 @@
 // type container.TypeArchive. Their bodies start with a kind: records
 // blocks ('R'), one per 8 MiB of input (at LevelMax, per as many 8 MiB
 // as make 2 MiB of skeletons, for the context model to learn over), and
-// store blocks of strings ('S')
-// and templates ('T'), 4 and 2 MiB of entries each (16 MiB both at
-// LevelMax, where the strings stream's last entries, if under a quarter
-// of a frame, join the frame before them rather than make one that a
-// fresh model would code; any size Options.FrameSize asks, up to 16 MiB:
-// readers take what they find, up to 48 MiB), in the order the writer
-// closes them, plain copies of large segments' dictionaries ('P',
-// below), then the directory ('D').
+// store blocks of strings ('S') and templates ('T'), 4 and 2 MiB of
+// entries each (16 MiB both at LevelMax, where the strings stream's last
+// entries, if under a quarter of a frame, join the frame before them
+// rather than make one that a fresh model would code; any size
+// Options.FrameSize asks, up to 16 MiB: readers take what they find, up
+// to 48 MiB), in the order the writer closes them, plain copies of large
+// segments' dictionaries ('P', below), then the directory ('D').
 // uvarint is unsigned LEB128.
 //
 //	records   = 'R' | uvarint records | frame(crcs) | frame(index) | frame(skeletons) | ends
