@@ -561,6 +561,52 @@ func TestRecordsBlocks(t *testing.T) {
 	if blocks[1] < 2 || blocks[1]*2 > blocks[0] {
 		t.Errorf("%d records blocks at LevelMax, %d at level 3: want several, and under half as many", blocks[1], blocks[0])
 	}
+	// Empty lines leave no skeletons: a block still ends where its
+	// index's columns (six bytes a line, its CRC-32 four) reach a
+	// quarter of a batch, here each batch's 8,192 lines.
+	empty := bytes.Repeat([]byte("\n"), 40*batch)
+	o := Options{Level: LevelMax, ModelMemory: 1, batch: batch}
+	packed, _ := write(t, empty, o, 1<<20)
+	ix, err := container.OpenIndex(bytes.NewReader(packed), int64(len(packed)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for b := range ix.Blocks() {
+		if blk, err := ix.Block(b); err == nil && blk.Body[0] == kindRecords {
+			n++
+		}
+	}
+	if want := len(empty) / (batch / 2); n < want {
+		t.Errorf("%d empty lines in %d records blocks, want one a batch (%d)", len(empty), n, want)
+	}
+	roundTrip(t, empty, o)
+}
+
+// TestEmptyLines: a batch ends after half its size in lines, whatever
+// their bytes, so that 13 million empty lines (a records block's CRC-32s
+// of 52 MB, over what a reader takes of a frame, as one batch) make an
+// archive that reads back.
+func TestEmptyLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("13 MB of empty lines")
+	}
+	in := bytes.Repeat([]byte("\n"), 13<<20)
+	packed, _ := write(t, in, Options{Level: 1}, 1<<20)
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var back bytes.Buffer
+	if _, err := r.Decode(context.Background(), &back, DecodeOptions{Workers: 2, Check: true}); err != nil || !bytes.Equal(back.Bytes(), in) {
+		t.Fatalf("Decode: %v, %d bytes back of %d", err, back.Len(), len(in))
+	}
+	for _, i := range []int64{0, 5 << 20, 13<<20 - 1} {
+		if line, err := r.AppendRecord(nil, i); err != nil || len(line) != 1 {
+			t.Fatalf("record %d: %v, %q", i, err, line)
+		}
+	}
 }
 
 // TestFrameDict: the dictionary a store block's head names, read as

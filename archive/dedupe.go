@@ -260,8 +260,11 @@ func newDeduper(o Options, jobs chan<- *blockJob) *deduper {
 }
 
 // moreBatches reports whether the records block being gathered takes the
-// next batch too: at LevelMax, until its skeletons are a quarter of a
-// batch long (2 MiB; a batch of chat traffic leaves about 450 KiB). A
+// next batch too: at LevelMax, until its skeletons, or its index's
+// columns, are a quarter of a batch long (2 MiB; a batch of chat traffic
+// leaves about 450 KiB of skeletons and 30 KiB of index; the index's
+// bound keeps a block of many short records, whose skeletons are a few
+// bytes or none, within what a reader takes of a frame). A
 // context model learns the skeletons' shapes and keys over a frame:
 // dev100's skeletons code 8.9% smaller in frames of 2 MiB than of a
 // batch's, 467,459 bytes against 513,156 (bench/README.md), for a read of
@@ -270,7 +273,14 @@ func newDeduper(o Options, jobs chan<- *blockJob) *deduper {
 // batch: zstd gains less (0.2% with blocks twice as large), and a read
 // of one record has milliseconds.
 func (d *deduper) moreBatches() bool {
-	return d.o.level() == LevelMax && len(d.skelText) < d.o.batchSize()/4
+	if d.o.level() != LevelMax {
+		return false
+	}
+	index := 0
+	for _, c := range d.cols {
+		index += len(c)
+	}
+	return len(d.skelText) < d.o.batchSize()/4 && index < d.o.batchSize()/4
 }
 
 // add takes one batch: its records, in the records block being gathered,

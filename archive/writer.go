@@ -302,9 +302,13 @@ func (w *Writer) endLine(flags byte) error {
 func (w *Writer) batchCap() int { return w.o.batchSize() + w.o.batchSize()/4 }
 
 // flushIfFull sends the batch on once it holds a batch's worth of
-// records, keeping the line in progress for the next.
+// records, keeping the line in progress for the next: batchSize bytes of
+// lines, or half as many lines. The lines' bytes alone would let a batch
+// of empty lines grow without end, and its records' CRC-32s past what a
+// reader takes of a frame (20 million empty lines made an archive its
+// own reader refused: TestEmptyLines).
 func (w *Writer) flushIfFull() error {
-	if w.partial < w.o.batchSize() {
+	if w.partial < w.o.batchSize() && len(w.cur.recs) < w.o.batchSize()/2 {
 		return nil
 	}
 	next := getBatch(max(w.batchCap(), len(w.cur.buf)-w.partial))
