@@ -19,8 +19,9 @@
 //
 // An archive is a container file (package container) whose blocks are of
 // type container.TypeArchive. Their bodies start with a kind: records
-// blocks ('R'), one per 8 MiB of input (at LevelMax, per as many 8 MiB
-// as make 2 MiB of skeletons, for the context model to learn over), and
+// blocks ('R'), one per 8 MiB of input or 4 Mi lines, whichever comes
+// first (at LevelMax, per as many as make 2 MiB of skeletons or of index
+// columns, for the context model to learn over), and
 // store blocks of strings ('S') and templates ('T'), 4 and 2 MiB of
 // entries each (16 MiB both at LevelMax, where the strings stream's last
 // entries, if under a quarter of a frame, join the frame before them
