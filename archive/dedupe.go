@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"encoding/binary"
-	"slices"
 
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/varint"
@@ -218,11 +217,9 @@ type stream struct {
 	inSegment int           // frames made in the segment so far
 	dictUses  int           // of them, compressed against dict
 	refs      refState      // a templates frame's: its group's references so far
-	// At LevelMax, where a strings frame reached its size (see joinTail):
-	// raw's length then (0: not yet), its entries and their ends.
-	cut     int
-	cutN    int
-	cutEnds stepEnds
+	// At LevelMax, raw's length where a strings frame reached its size
+	// (see joinTail); 0: not yet.
+	cut int
 }
 
 // deduper is the in-order stage of writing: it takes the values out of
@@ -464,7 +461,7 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 	// or at LevelMax, for strings, a quarter past it (see joinTail).
 	if size := d.storeFrameSize(s); s.count > 0 && len(s.raw)+len(text)+1 > size {
 		if d.joinTail(s) && s.cut == 0 {
-			s.cut, s.cutN, s.cutEnds = len(s.raw), s.count, slices.Clone(s.ends)
+			s.cut = len(s.raw)
 		}
 		var err error
 		switch {
@@ -515,19 +512,26 @@ func (d *deduper) joinTail(s *stream) bool {
 // entries after it as the next frame, open.
 func (d *deduper) splitFrame(ctx context.Context, s *stream) error {
 	rest := append(getBuf(d.frameCap(s)), s.raw[s.cut:]...)
-	restN := s.count - s.cutN
-	s.raw, s.count, s.ends = s.raw[:s.cut], s.cutN, s.cutEnds
+	s.raw = s.raw[:s.cut]
+	s.ends, s.count = entryStepEnds(s.raw)
 	if err := d.sendFrame(ctx, s); err != nil {
 		putBuf(rest)
 		return err
 	}
-	s.raw, s.count = rest, restN
-	for i, c := range rest {
-		if c == markEnd {
-			s.ends.add(i + 1)
-		}
-	}
+	s.raw = rest
+	s.ends, s.count = entryStepEnds(rest)
 	return nil
+}
+
+// entryStepEnds returns the ends of the entries of raw, a frame's raw
+// bytes (each entry ended by markEnd), and how many they are.
+func entryStepEnds(raw []byte) (stepEnds, int) {
+	var s stepEnds
+	at := appendEntryEnds(nil, raw, 0, len(raw))
+	for _, e := range at {
+		s.add(int(e) + 1)
+	}
+	return s, len(at)
 }
 
 // frameJob closes the frame of s and returns its block. Only strings
@@ -570,7 +574,7 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 	d.block++
 	s.first += uint32(s.count)
 	s.raw, s.ends, s.count = nil, nil, 0
-	s.cut, s.cutN, s.cutEnds = 0, 0, nil
+	s.cut = 0
 	return j
 }
 
