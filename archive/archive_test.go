@@ -322,7 +322,8 @@ func TestCounts(t *testing.T) {
 	for s := range numStreams {
 		sum += c.Streams[s].Packed
 	}
-	if c.Strings == 0 || c.Templates == 0 || c.Refs <= c.Strings+c.Templates || sum == 0 || sum > int64(len(packed)) {
+	if c.Strings == 0 || c.Templates == 0 || c.Refs <= c.Strings+c.Templates || sum == 0 || sum > int64(len(packed)) ||
+		c.Streams[StreamCRCs].Raw != 4*c.Records || c.Streams[StreamIndex].Raw == 0 {
 		t.Errorf("counts: %+v", c)
 	}
 }

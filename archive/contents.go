@@ -59,7 +59,8 @@ func (r *Reader) Contents() (*Contents, error) {
 			if _, err := parseEnds(h.ends, h.skel.rawLen, h.n); err != nil {
 				return nil, blockErr(b, err)
 			}
-			c.Streams[StreamIndex].add(h.crcs.rawLen+h.index.rawLen, h.indexSize, 0, h.index.coder)
+			add(StreamIndex, h.index, h.indexSize)
+			add(StreamCRCs, h.crcs, h.crcsSize)
 			add(StreamSkeletons, h.skel, h.skelSize)
 			crcs, err := d.decode(nil, h.crcs, nil)
 			if err != nil {

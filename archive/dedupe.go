@@ -52,8 +52,8 @@ type blockJob struct {
 	counts    container.Counts
 	body      []byte  // the finished block, once compressed
 	buf       []byte  // the memory of body
-	packed    [2]int  // bytes of the frames, once compressed: index and skeletons, or the store frame
-	coder     [2]byte // and their coders
+	packed    [3]int  // bytes of the frames, once compressed: index, skeletons and CRC-32s, or the store frame
+	coder     [3]byte // and their coders
 	numbers   int     // of the skeleton or store frame's bytes, its numbers' columns
 	rawLen    int     // raw's length and index's, kept once they are given back (settle)
 	indexLen  int
@@ -106,12 +106,15 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		// --archive, bench/README.md).
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
-		for _, part := range [2][]byte{j.index[:4*j.count], j.index[4*j.count:]} {
-			if body, err = e.appendFrame(body, part, StreamIndex, nil, -1); err != nil {
-				return err
-			}
+		if body, err = e.appendFrame(body, j.index[:4*j.count], StreamIndex, nil, -1); err != nil {
+			return err
 		}
-		j.packed[0] = len(body) - at
+		j.coder[2], j.packed[2] = body[at], len(body)-at
+		at = len(body)
+		if body, err = e.appendFrame(body, j.index[4*j.count:], StreamIndex, nil, -1); err != nil {
+			return err
+		}
+		j.coder[0], j.packed[0] = body[at], len(body)-at
 		at = len(body)
 		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
@@ -191,7 +194,8 @@ func (j *blockJob) settle() {
 func (j *blockJob) addTo(c *Counts) {
 	switch j.kind {
 	case kindRecords:
-		c.Streams[StreamIndex].add(j.indexLen, j.packed[0], 0, coderZstd)
+		c.Streams[StreamIndex].add(j.indexLen-4*j.count, j.packed[0], 0, j.coder[0])
+		c.Streams[StreamCRCs].add(4*j.count, j.packed[2], 0, j.coder[2])
 		c.Streams[StreamSkeletons].add(j.rawLen, j.packed[1], j.numbers, j.coder[1])
 	case kindStrings:
 		c.Streams[StreamStrings].add(j.rawLen, j.packed[0], j.numbers, j.coder[0])

@@ -146,7 +146,8 @@ type recordsHead struct {
 	index     frame
 	skel      frame
 	ends      []byte // what follows the skeleton frame
-	indexSize int    // bytes of the CRC-32s' and the index's frames
+	crcsSize  int    // bytes of the CRC-32s' frame
+	indexSize int    // bytes of the index's frame
 	skelSize  int    // bytes of the skeleton frame and the ends
 }
 
@@ -167,10 +168,11 @@ func parseRecords(body []byte, records, b int) (recordsHead, error) {
 	if h.crcs, after, err = parseFrame(after, b); err != nil {
 		return h, err
 	}
+	h.crcsSize = len(rest) - len(after)
 	if h.index, after, err = parseFrame(after, b); err != nil {
 		return h, err
 	}
-	h.indexSize, h.skelSize = len(rest)-len(after), len(after)
+	h.indexSize, h.skelSize = len(rest)-len(after)-h.crcsSize, len(after)
 	if h.crcs.dict >= 0 || h.index.dict >= 0 || h.crcs.rawLen != 4*h.n {
 		return h, corruptf("bad frames")
 	}

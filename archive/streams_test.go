@@ -55,8 +55,8 @@ func TestDumpStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			add(StreamIndex, h.crcs, nil)
 			add(StreamIndex, h.index, nil)
+			add(StreamCRCs, h.crcs, nil)
 			add(StreamSkeletons, h.skel, nil)
 		case kindStrings, kindTemplates:
 			f, _ := storeFrameOf(t, body)

@@ -142,7 +142,8 @@ func (c *StreamCounts) add(raw, packed, numbers int, coder byte) {
 
 // The streams of an archive, for Counts and Stats.
 const (
-	StreamIndex     = iota // per record: flags, length, CRC-32, schema and model
+	StreamIndex     = iota // per record: flags, length, schema and model
+	StreamCRCs             // per record: its CRC-32
 	StreamSkeletons        // records with their stored values taken out
 	StreamStrings          // stored JSON strings
 	StreamTemplates        // stored objects and arrays, their stored values taken out
@@ -151,7 +152,7 @@ const (
 )
 
 // StreamNames are the streams' names, by number.
-var StreamNames = [numStreams]string{"index", "skeletons", "strings", "templates", "dicts"}
+var StreamNames = [numStreams]string{"index", "crcs", "skeletons", "strings", "templates", "dicts"}
 
 // A Writer writes an archive of the JSONL written to it: each line a
 // record, every JSON value of MinSize bytes or more stored once in the

@@ -666,7 +666,7 @@ func TestArchive(t *testing.T) {
 	}
 	// -l -v says where the bytes go.
 	r = ok(t, dir, nil, "-l", "-v", "a.m2m")
-	for _, want := range []string{"stream", "index", "skeletons", "strings", "templates", "of file"} {
+	for _, want := range []string{"stream", "index", "crcs", "skeletons", "strings", "templates", "of file"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("-l -v output lacks %q:\n%s", want, r.stdout)
 		}
