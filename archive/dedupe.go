@@ -55,8 +55,10 @@ type blockJob struct {
 	packed    [3]int  // bytes of the frames, once compressed: index, skeletons and CRC-32s, or the store frame
 	coder     [3]byte // and their coders
 	numbers   int     // of the skeleton or store frame's bytes, its numbers' columns
-	rawLen    int     // raw's length and index's, kept once they are given back (settle)
-	indexLen  int
+	rawLen    int     // raw's length, kept once it is given back (settle)
+	// Records blocks: the raw bytes of the index's and the CRC-32s'
+	// frames.
+	indexLen, crcsLen int
 	// isDict marks raw as its segment's dictionary (at LevelMax, a copy
 	// of its first bytes is), kept while the segment lasts; free is the
 	// previous segment's, let go once this block is written: no block
@@ -103,18 +105,22 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		// for records that recur whole (a stream's chunks that say the
 		// same), which in the index frame spoiled zstd's statistics of its
 		// other columns (dev100's index 296,577 -> 274,606 bytes at
-		// --archive, bench/README.md).
+		// --archive, bench/README.md); those that recur coded as
+		// references (appendCRCs), which zstd at level 3 does not find.
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
-		if body, err = e.appendFrame(body, j.index[:4*j.count], StreamIndex, nil, -1); err != nil {
+		e.index, e.crcs = appendCRCs(e.index[:0], e.crcs[:0], j.index[:4*j.count], &e.crcLast)
+		e.index = append(e.index, j.index[4*j.count:]...)
+		if body, err = e.appendFrame(body, e.crcs, StreamIndex, nil, -1); err != nil {
 			return err
 		}
 		j.coder[2], j.packed[2] = body[at], len(body)-at
 		at = len(body)
-		if body, err = e.appendFrame(body, j.index[4*j.count:], StreamIndex, nil, -1); err != nil {
+		if body, err = e.appendFrame(body, e.index, StreamIndex, nil, -1); err != nil {
 			return err
 		}
 		j.coder[0], j.packed[0] = body[at], len(body)-at
+		j.crcsLen, j.indexLen = len(e.crcs), len(e.index)
 		at = len(body)
 		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
@@ -174,7 +180,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 // that buffer, the body moved to memory of its size. The pipeline's
 // budget counts a made block by its body.
 func (j *blockJob) settle() {
-	j.rawLen, j.indexLen = len(j.raw), len(j.index)
+	j.rawLen = len(j.raw)
 	if !j.isDict {
 		if !j.heapRaw {
 			putBuf(j.raw)
@@ -194,8 +200,8 @@ func (j *blockJob) settle() {
 func (j *blockJob) addTo(c *Counts) {
 	switch j.kind {
 	case kindRecords:
-		c.Streams[StreamIndex].add(j.indexLen-4*j.count, j.packed[0], 0, j.coder[0])
-		c.Streams[StreamCRCs].add(4*j.count, j.packed[2], 0, j.coder[2])
+		c.Streams[StreamIndex].add(j.indexLen, j.packed[0], 0, j.coder[0])
+		c.Streams[StreamCRCs].add(j.crcsLen, j.packed[2], 0, j.coder[2])
 		c.Streams[StreamSkeletons].add(j.rawLen, j.packed[1], j.numbers, j.coder[1])
 	case kindStrings:
 		c.Streams[StreamStrings].add(j.rawLen, j.packed[0], j.numbers, j.coder[0])

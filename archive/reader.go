@@ -598,6 +598,13 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 		return nil, corruptf("index of %d bytes for %d records", len(idx), n)
 	}
 	recs := make([]recIndex, n)
+	idx, err := setCRCs(recs, idx, crcs)
+	if err != nil {
+		return nil, err
+	}
+	if n > len(idx) {
+		return nil, corruptf("index of %d bytes for %d records", len(idx), n)
+	}
 	flags, p := idx[:n], idx[n:]
 	listed := 0
 	for i := range recs {
@@ -613,12 +620,6 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 			return nil, corruptf("record length")
 		}
 		recs[i].length, p = int(l), p[k:]
-	}
-	if len(crcs) != 4*n {
-		return nil, corruptf("%d bytes of CRC-32s for %d records", len(crcs), n)
-	}
-	for i := range recs {
-		recs[i].crc = binary.LittleEndian.Uint32(crcs[4*i:])
 	}
 	if len(p) < listed {
 		return nil, corruptf("index cut short")
