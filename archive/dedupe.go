@@ -43,7 +43,7 @@ type blockJob struct {
 	kind      byte     // kindRecords, kindStrings, kindTemplates, kindPlain or kindDirectory
 	first     uint32   // store blocks: the id of their first entry
 	count     int      // store blocks: entries; records blocks: records
-	index     []byte   // records blocks: the CRC-32s, then the raw index frame
+	index     []byte   // records blocks: the CRC-32s frame's raw bytes, then the index frame's
 	raw       []byte   // the raw skeleton or store frame, or the directory's body
 	ends      stepEnds // records and store blocks: where raw's items end
 	dict      []byte   // the raw frame raw is compressed against, if any
@@ -55,10 +55,9 @@ type blockJob struct {
 	packed    [3]int  // bytes of the frames, once compressed: index, skeletons and CRC-32s, or the store frame
 	coder     [3]byte // and their coders
 	numbers   int     // of the skeleton or store frame's bytes, its numbers' columns
-	rawLen    int     // raw's length, kept once it is given back (settle)
-	// Records blocks: the raw bytes of the index's and the CRC-32s'
-	// frames.
-	indexLen, crcsLen int
+	rawLen    int     // raw's length and the index frame's, kept once they are given back (settle)
+	indexLen  int
+	crcsLen   int // records blocks: the CRC-32s frame's raw bytes, at the start of index
 	// isDict marks raw as its segment's dictionary (at LevelMax, a copy
 	// of its first bytes is), kept while the segment lasts; free is the
 	// previous segment's, let go once this block is written: no block
@@ -109,18 +108,15 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		// references (appendCRCs), which zstd at level 3 does not find.
 		body = varint.AppendUvarint64(body, uint64(j.count))
 		at := len(body)
-		e.index, e.crcs = appendCRCs(e.index[:0], e.crcs[:0], j.index[:4*j.count], &e.crcLast)
-		e.index = append(e.index, j.index[4*j.count:]...)
-		if body, err = e.appendFrame(body, e.crcs, StreamIndex, nil, -1); err != nil {
+		if body, err = e.appendFrame(body, j.index[:j.crcsLen], StreamIndex, nil, -1); err != nil {
 			return err
 		}
 		j.coder[2], j.packed[2] = body[at], len(body)-at
 		at = len(body)
-		if body, err = e.appendFrame(body, e.index, StreamIndex, nil, -1); err != nil {
+		if body, err = e.appendFrame(body, j.index[j.crcsLen:], StreamIndex, nil, -1); err != nil {
 			return err
 		}
 		j.coder[0], j.packed[0] = body[at], len(body)-at
-		j.crcsLen, j.indexLen = len(e.crcs), len(e.index)
 		at = len(body)
 		if body, err = e.appendFrame(body, j.raw, StreamSkeletons, j.dict, j.dictBlock); err != nil {
 			return err
@@ -180,7 +176,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 // that buffer, the body moved to memory of its size. The pipeline's
 // budget counts a made block by its body.
 func (j *blockJob) settle() {
-	j.rawLen = len(j.raw)
+	j.rawLen, j.indexLen = len(j.raw), len(j.index)-j.crcsLen
 	if !j.isDict {
 		if !j.heapRaw {
 			putBuf(j.raw)
@@ -249,9 +245,12 @@ type deduper struct {
 	scratch  [maxDepth + 2][]byte
 	refs     [maxDepth + 2][]ref // a template's children, by depth
 	skelRefs refState            // what the block's skeletons' references are coded against
-	// The index's columns, and its table of models, reused block to block.
+	// The index's columns, and its table of models, reused block to block;
+	// the CRC-32s' backs, and the table that finds them (appendCRCs).
 	cols     [6][]byte
 	modelIDs map[string]int
+	backs    []byte
+	crcLast  [crcSlots]uint32
 	counts   struct{ kept, strings, templates, refs int64 }
 	// The records block being gathered (see moreBatches): its batches so
 	// far, their counts and skeletons (nil if none).
@@ -369,10 +368,13 @@ func (d *deduper) sendRecords(ctx context.Context) error {
 	flags, lens, crcs, schemas, models, table := d.cols[0], d.cols[1], d.cols[2], d.cols[3], d.cols[4], d.cols[5]
 	skel := d.skelText
 	d.skelText, d.batches = nil, 0
-	// The CRC-32s first, then the index frame's raw bytes: two frames
-	// (see compress).
-	index := getBuf(len(flags) + len(lens) + len(crcs) + len(schemas) + len(models) + len(table) + 8)
-	index = append(append(append(append(append(index, crcs...), flags...), lens...), schemas...), models...)
+	// The CRC-32s of their own first, then the index frame's raw bytes,
+	// which start with every record's back (appendCRCs): two frames (see
+	// compress).
+	index := getBuf(len(flags) + len(lens) + 2*len(crcs) + len(schemas) + len(models) + len(table) + 8)
+	d.backs, index = appendCRCs(d.backs[:0], index, crcs, &d.crcLast)
+	crcsLen := len(index)
+	index = append(append(append(append(append(index, d.backs...), flags...), lens...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(d.modelIDs)))
 	index = append(index, table...)
 	compact := len(skel) <= cap(skel)/4
@@ -386,7 +388,7 @@ func (d *deduper) sendRecords(ctx context.Context) error {
 	}
 	d.skel.raw = skel
 	j := d.frameJob(&d.skel)
-	j.index, j.counts, j.heapRaw = index, d.skelCounts, compact
+	j.index, j.crcsLen, j.counts, j.heapRaw = index, crcsLen, d.skelCounts, compact
 	return d.send(ctx, j)
 }
 

@@ -110,13 +110,14 @@
 // (4 bytes each, little-endian: random bytes that in the index frame
 // spoiled zstd's statistics of the other columns); a back of k, that it
 // is that of the record k before it in the block. The writer so codes a
-// record that recurs whole, as a stream's chunks often do (41% of a log
-// of them: the same token in the same completion), in a byte or two where
+// record that recurs whole, as a stream's chunks often do (the same token
+// in the same completion: 41% of bench/traffic's), in a byte or two where
 // zstd at level 3 left the 4 bytes of its CRC-32 as they were: such a log
 // is 12% smaller (bench/README.md). A listed record is JSON the M2M codec
 // accepts: its schema and model are what its M2M v1 header would say,
-// which m2m-batch -l counts from the index alone. The skeletons follow one another: a kept
-// record's bytes (its length of them), or a template ended by a line feed.
+// which m2m-batch -l counts from the index alone. The skeletons follow one
+// another: a kept record's bytes (its length of them), or a template
+// ended by a line feed.
 //
 // A template is JSON text in which 0x01 then a uvarint n stands for the
 // text of a string, and 0x02 then a uvarint n for the expansion of a

@@ -192,8 +192,8 @@ func parseRecords(body []byte, records, b int) (recordsHead, error) {
 //
 // A back of 0 is a CRC-32 of its own, the next of those listed; back k,
 // the CRC-32 of the record k before it in the block. Records that recur
-// whole (a stream's chunks that say the same thing: 41% of a log of
-// stream chunks) so take a byte or two each, where a CRC-32 is 4 bytes of
+// whole (a stream's chunks that say the same thing: 41% of bench/traffic's
+// log of them) so take a byte or two each, where a CRC-32 is 4 bytes of
 // noise to a coder; every record still has its CRC-32, checked as before.
 
 // crcSlots is the size of the writer's table of recent CRC-32s, by their

@@ -163,10 +163,6 @@ type frameEncoder struct {
 	small     *zstd.Encoder // no dictionary, frames up to encoderWindow
 	large     *zstd.Encoder // no dictionary, larger frames; made when first needed
 	dicts     *dictEncoders // frames with a dictionary, shared by the workers
-
-	// A records block's index and CRC-32s frames, raw (appendCRCs).
-	index, crcs []byte
-	crcLast     [crcSlots]uint32
 }
 
 func newFrameEncoder(level, ppmMemory int, dicts *dictEncoders) (*frameEncoder, error) {
