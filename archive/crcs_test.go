@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/m2m-go/m2m/codec"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func crcColumn(crcs ...uint32) []byte {
 func checkCRCs(t *testing.T, crcs []byte) []byte {
 	t.Helper()
 	var last [crcSlots]uint32
-	backs, own := appendCRCs([]byte("x"), []byte("y"), crcs, &last)
+	backs, own := appendCRCs([]byte("x"), []byte("y"), crcs, make([]uint32, len(crcs)/4), &last)
 	backs, own = backs[1:], own[1:]
 	recs := make([]recIndex, len(crcs)/4)
 	rest, err := setCRCs(recs, append(backs[:len(backs):len(backs)], "more"...), own)
@@ -100,4 +101,65 @@ func FuzzCRCs(f *testing.F) {
 		}
 		checkCRCs(t, own[:len(own)/4*4])
 	})
+}
+
+// TestRepeats: a record with the bytes of one before it in its batch is a
+// repeat, with no length, listing or skeleton of its own; it reads back
+// as the record it repeats, whatever its place (the last, with no line
+// feed), and counts as it would.
+func TestRepeats(t *testing.T) {
+	chat := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("q", 70) + `"}]}`
+	lines := []string{chat, "not json", "", `{"id":"c","choices":[{"delta":{"content":" the"}}]}`}
+	var in []byte
+	for i := range 400 {
+		in = append(in, lines[i%len(lines)]...)
+		in = append(in, '\n')
+	}
+	in = append(in, chat...) // the last, no line feed
+	for _, o := range []Options{{}, {Level: LevelMax}, small} {
+		packed := roundTrip(t, in, o)
+		r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := r.Contents()
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Records != 401 || c.Schemas[codec.SchemaRequest] != 101 {
+			t.Errorf("%+v: %d records, %d requests listed; want 401, 101", o, c.Records, c.Schemas[codec.SchemaRequest])
+		}
+		// One batch: each line's skeleton once.
+		if sk := c.Streams[StreamSkeletons].Raw; o.batch == 0 && sk > int64(len(chat)+len(lines[1])+len(lines[3])+8) {
+			t.Errorf("%+v: skeletons of %d bytes for 4 lines repeated", o, sk)
+		}
+	}
+}
+
+// TestRepeatCorrupt: a repeat that names no record before it, or whose
+// flags say what only the record it repeats may, is refused.
+func TestRepeatCorrupt(t *testing.T) {
+	for _, c := range []struct {
+		idx  []byte // backs, flags, then the rest: lengths, no models
+		crcs []byte
+	}{
+		{[]byte{0, flagRepeat, 0}, crcColumn(1)},                       // back 0: itself
+		{[]byte{0, 1, 0, flagRepeat | flagKept, 3, 0}, crcColumn(1)},   // kept
+		{[]byte{0, 1, 0, flagRepeat | flagListed, 3, 0}, crcColumn(1)}, // listed
+		{[]byte{0, 0, 0, flagRepeat, 3, 0}, crcColumn(1, 2)},           // a back of 0 again
+	} {
+		n := 1
+		if len(c.idx) > 3 {
+			n = 2
+		}
+		if _, err := parseIndexOnly(c.idx, c.crcs, n); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("index %x: %v, want ErrCorrupt", c.idx, err)
+		}
+	}
+	// The same with the repeat well formed reads.
+	recs, err := parseIndexOnly([]byte{0, 1, 0, flagRepeat, 3, 0}, crcColumn(9), 2)
+	if err != nil || recs[1].src != 0 || recs[1].length != 3 || recs[1].crc != 9 {
+		t.Errorf("%+v, %v", recs, err)
+	}
 }

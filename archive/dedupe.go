@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 
@@ -251,7 +252,12 @@ type deduper struct {
 	modelIDs map[string]int
 	backs    []byte
 	crcLast  [crcSlots]uint32
-	counts   struct{ kept, strings, templates, refs int64 }
+	// The block's records that repeat one before them: how many records
+	// back, or 0; and the last record of the batch by its CRC-32's low
+	// bits, 1 + its number in the block (see repeat).
+	reps    []uint32
+	repLast [crcSlots]int32
+	counts  struct{ kept, strings, templates, refs int64 }
 	// The records block being gathered (see moreBatches): its batches so
 	// far, their counts and skeletons (nil if none).
 	batches    int
@@ -300,6 +306,8 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		clear(d.modelIDs)
 		d.skelCounts = container.Counts{}
 		d.skelRefs = refState{}
+		d.reps = d.reps[:0]
+		clear(d.repLast[:])
 		d.skelText, d.skelBuf = d.skelBuf, nil
 		if d.skelText == nil {
 			// Skeletons are a quarter of JSON input, all of other lines.
@@ -310,38 +318,50 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	modelIDs := d.modelIDs
 	skel := d.skelText
 	counts := &d.skelCounts
+	first := d.skel.count // the batch's first record, in the block
 	for i := range b.recs {
 		r := &b.recs[i]
 		line := b.buf[r.start:r.end]
-		flags = append(flags, r.flags)
-		lens = varint.AppendUvarint64(lens, uint64(len(line)))
 		crcs = binary.LittleEndian.AppendUint32(crcs, r.crc)
-		if r.flags&flagListed != 0 {
-			model := b.arena[r.model[0]:r.model[1]]
-			id, ok := modelIDs[string(model)]
-			if !ok {
-				id = len(modelIDs)
-				modelIDs[string(model)] = id
-				table = varint.AppendUvarint64(table, uint64(len(model)))
-				table = append(table, model...)
+		back := d.repeat(b, first, i)
+		d.reps = append(d.reps, uint32(back))
+		if back > 0 {
+			// The same bytes as a record before it: the flags of its
+			// place, its CRC-32 by reference to that record, no skeleton.
+			flags = append(flags, flagRepeat|r.flags&(flagContinues|flagNoNewline))
+			if r.flags&flagKept != 0 {
+				d.counts.kept++
 			}
-			schemas = append(schemas, byte(r.schema))
-			models = varint.AppendUvarint64(models, uint64(id))
-		}
-		if r.flags&flagKept != 0 {
-			if cap(skel)-len(skel) < len(line) { // a long line
-				old := skel
-				skel = append(getBuf(len(skel)+len(line)+d.o.batchSize()/2), old...)
-				putBuf(old)
-			}
-			skel = append(skel, line...)
-			d.counts.kept++
 		} else {
-			var err error
-			if skel, err = d.template(ctx, skel, b, line, int(r.nodes), 0); err != nil {
-				return err
+			flags = append(flags, r.flags)
+			lens = varint.AppendUvarint64(lens, uint64(len(line)))
+			if r.flags&flagListed != 0 {
+				model := b.arena[r.model[0]:r.model[1]]
+				id, ok := modelIDs[string(model)]
+				if !ok {
+					id = len(modelIDs)
+					modelIDs[string(model)] = id
+					table = varint.AppendUvarint64(table, uint64(len(model)))
+					table = append(table, model...)
+				}
+				schemas = append(schemas, byte(r.schema))
+				models = varint.AppendUvarint64(models, uint64(id))
 			}
-			skel = append(skel, '\n')
+			if r.flags&flagKept != 0 {
+				if cap(skel)-len(skel) < len(line) { // a long line
+					old := skel
+					skel = append(getBuf(len(skel)+len(line)+d.o.batchSize()/2), old...)
+					putBuf(old)
+				}
+				skel = append(skel, line...)
+				d.counts.kept++
+			} else {
+				var err error
+				if skel, err = d.template(ctx, skel, b, line, int(r.nodes), 0); err != nil {
+					return err
+				}
+				skel = append(skel, '\n')
+			}
 		}
 		d.skel.ends.add(len(skel))
 		counts.Records++
@@ -363,6 +383,24 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	return d.sendRecords(ctx)
 }
 
+// repeat returns how many records before record i of batch b, whose
+// first record is record first of the block, is the last record of the
+// batch with the same bytes, if the table of the batch's records by their
+// CRC-32's low bits holds it; else 0. Only records of the same batch are
+// compared, byte for byte: a reader rebuilds a repeat from the record it
+// names, which its CRC-32 does not tell apart from another of the same
+// CRC-32.
+func (d *deduper) repeat(b *batch, first, i int) int {
+	r := &b.recs[i]
+	slot := &d.repLast[r.crc%crcSlots]
+	j := int(*slot) - 1 - first // in the batch
+	*slot = int32(first + i + 1)
+	if j < 0 || b.recs[j].crc != r.crc || !bytes.Equal(b.buf[b.recs[j].start:b.recs[j].end], b.buf[r.start:r.end]) {
+		return 0
+	}
+	return i - j
+}
+
 // sendRecords sends the records block gathered.
 func (d *deduper) sendRecords(ctx context.Context) error {
 	flags, lens, crcs, schemas, models, table := d.cols[0], d.cols[1], d.cols[2], d.cols[3], d.cols[4], d.cols[5]
@@ -372,7 +410,7 @@ func (d *deduper) sendRecords(ctx context.Context) error {
 	// which start with every record's back (appendCRCs): two frames (see
 	// compress).
 	index := getBuf(len(flags) + len(lens) + 2*len(crcs) + len(schemas) + len(models) + len(table) + 8)
-	d.backs, index = appendCRCs(d.backs[:0], index, crcs, &d.crcLast)
+	d.backs, index = appendCRCs(d.backs[:0], index, crcs, d.reps, &d.crcLast)
 	crcsLen := len(index)
 	index = append(append(append(append(append(index, d.backs...), flags...), lens...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(d.modelIDs)))

@@ -102,22 +102,26 @@
 // as far as the 128 KiB that end what it needs: a zstd block's worth.
 //
 // A records block's index is columns, for its n records: n uvarint backs
-// (below), n flags bytes (0x01 kept, 0x02 listed, 0x40 continues, 0x80
-// no newline), n uvarint lengths, one schema byte per listed record, one
-// uvarint model number per listed record, then the block's models
-// (uvarint count, then uvarint length and bytes each). Each record has a
-// CRC-32 of its bytes: a back of 0 says it is the next in the crcs frame
-// (4 bytes each, little-endian: random bytes that in the index frame
-// spoiled zstd's statistics of the other columns); a back of k, that it
-// is that of the record k before it in the block. The writer so codes a
-// record that recurs whole, as a stream's chunks often do (the same token
-// in the same completion: 41% of bench/traffic's), in a byte or two where
-// zstd at level 3 left the 4 bytes of its CRC-32 as they were: such a log
-// is 12% smaller (bench/README.md). A listed record is JSON the M2M codec
-// accepts: its schema and model are what its M2M v1 header would say,
-// which m2m-batch -l counts from the index alone. The skeletons follow one
-// another: a kept record's bytes (its length of them), or a template
-// ended by a line feed.
+// (below), n flags bytes (0x01 kept, 0x02 listed, 0x04 repeat, 0x40
+// continues, 0x80 no newline), a uvarint length per record but repeats,
+// one schema byte per listed record but repeats, one uvarint model number
+// per listed record but repeats, then the block's models (uvarint count,
+// then uvarint length and bytes each). Each record has a CRC-32 of its
+// bytes: a back of 0 says it is the next in the crcs frame (4 bytes each,
+// little-endian: random bytes that in the index frame spoiled zstd's
+// statistics of the other columns); a back of k, that it is that of the
+// record k before it in the block. A repeat is a record whose bytes are
+// those of the record its back names (the writer compares them, within a
+// batch of its input): it has no length, listing or skeleton of its own,
+// but those of that record (or of the one that one repeats), and only its
+// own continues and no newline flags. Logs of stream chunks, in which the
+// same token of the same completion makes the same record (41% of
+// bench/traffic's), are so 26% smaller at level 3 (bench/README.md). A
+// listed record is JSON the M2M codec accepts: its schema and model are
+// what its M2M v1 header would say, which m2m-batch -l counts from the
+// index alone. The skeletons follow one another: a kept record's bytes
+// (its length of them), a template ended by a line feed, or for a repeat
+// nothing.
 //
 // A template is JSON text in which 0x01 then a uvarint n stands for the
 // text of a string, and 0x02 then a uvarint n for the expansion of a

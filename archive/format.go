@@ -191,10 +191,11 @@ func parseRecords(body []byte, records, b int) (recordsHead, error) {
 //	crcs  = crc32 * (backs that are 0)
 //
 // A back of 0 is a CRC-32 of its own, the next of those listed; back k,
-// the CRC-32 of the record k before it in the block. Records that recur
-// whole (a stream's chunks that say the same thing: 41% of bench/traffic's
-// log of them) so take a byte or two each, where a CRC-32 is 4 bytes of
-// noise to a coder; every record still has its CRC-32, checked as before.
+// the CRC-32 of the record k before it in the block: for a repeat
+// (flagRepeat), the record whose bytes it has. Records that recur whole
+// (a stream's chunks that say the same thing: 41% of bench/traffic's log
+// of them) so take a byte or two each, where a CRC-32 is 4 bytes of noise
+// to a coder; every record still has its CRC-32, checked as before.
 
 // crcSlots is the size of the writer's table of recent CRC-32s, by their
 // low bits: a CRC-32 found there is coded as a back reference.
@@ -202,13 +203,16 @@ const crcSlots = 1 << 12
 
 // appendCRCs appends the backs of crcs, the CRC-32s of a records block's
 // records (4 bytes each, little-endian), to backs, and the CRC-32s of
-// their own to own. last is scratch.
-func appendCRCs(backs, own, crcs []byte, last *[crcSlots]uint32) ([]byte, []byte) {
+// their own to own. reps are the records' backs where they are repeats
+// (flagRepeat: the record they repeat), else 0. last is scratch.
+func appendCRCs(backs, own, crcs []byte, reps []uint32, last *[crcSlots]uint32) ([]byte, []byte) {
 	clear(last[:])
 	for i := range len(crcs) / 4 {
 		c := binary.LittleEndian.Uint32(crcs[4*i:])
 		slot := &last[c%crcSlots] // 1 + the last record whose CRC-32 fell there; 0: none
-		if j := int(*slot) - 1; j >= 0 && binary.LittleEndian.Uint32(crcs[4*j:]) == c {
+		if reps[i] > 0 {
+			backs = varint.AppendUvarint64(backs, uint64(reps[i]))
+		} else if j := int(*slot) - 1; j >= 0 && binary.LittleEndian.Uint32(crcs[4*j:]) == c {
 			backs = varint.AppendUvarint64(backs, uint64(i-j))
 		} else {
 			backs = append(backs, 0)
@@ -234,6 +238,7 @@ func setCRCs(recs []recIndex, p, own []byte) ([]byte, error) {
 			n++
 		}
 		recs[i].crc = uint32(back) // the back for now: the CRC-32 below
+		recs[i].src = i - int(back)
 	}
 	if len(own) != 4*n {
 		return nil, corruptf("%d bytes of CRC-32s for %d", len(own), n)

@@ -283,8 +283,8 @@ func (r *Reader) AppendRecord(dst []byte, n int64) ([]byte, error) {
 	if i >= len(rb.recs) {
 		return dst, fmt.Errorf("record %d: %w", n, corruptf("block %d holds %d records, the index says more", b, len(rb.recs)))
 	}
-	if ri := &rb.recs[i]; ri.flags&flagKept == 0 {
-		r.prefetch(refText{rb.skel[ri.skel:ri.end], idTemplate, ri.refs})
+	if s := &rb.recs[rb.recs[i].src]; s.flags&flagKept == 0 {
+		r.prefetch(refText{rb.skel[s.skel:s.end], idTemplate, s.refs})
 	}
 	x := r.expander()
 	defer r.putExpander(x)
@@ -470,7 +470,8 @@ type recIndex struct {
 	flags     byte
 	length    int
 	crc       uint32
-	skel, end int      // its skeleton, in the block's
+	src       int      // the record whose skeleton is its: itself, or the first of its bytes (flagRepeat)
+	skel, end int      // its skeleton, in the block's (none of its own for a repeat: its place)
 	refs      refState // what its skeleton's references are coded against
 	schema    codec.Schema
 	model     []byte
@@ -542,7 +543,7 @@ func (r *Reader) loadRecords(b, need int) (any, int, error) {
 
 // next is the offset of the skeleton after ri's.
 func (ri *recIndex) next() int {
-	if ri.flags&flagKept != 0 {
+	if ri.flags&(flagKept|flagRepeat) != 0 {
 		return ri.end
 	}
 	return ri.end + 1 // the line feed that ends a template
@@ -560,7 +561,7 @@ func locate(recs []recIndex, skel []byte, from int) (int, error) {
 	if from > 0 {
 		prev := &recs[from-1]
 		at, st = prev.next(), prev.refs
-		if prev.flags&flagKept == 0 {
+		if prev.flags&(flagKept|flagRepeat) == 0 {
 			st.skipRefs(skel[prev.skel:prev.end], true)
 		}
 	}
@@ -568,7 +569,9 @@ func locate(recs []recIndex, skel []byte, from int) (int, error) {
 	for ; i < len(recs); i++ {
 		ri := &recs[i]
 		ri.skel, ri.refs = at, st
-		if ri.flags&flagKept != 0 {
+		if ri.flags&flagRepeat != 0 {
+			ri.end = at // no skeleton of its own
+		} else if ri.flags&flagKept != 0 {
 			if ri.length > len(skel)-at {
 				break
 			}
@@ -612,6 +615,13 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 			return nil, corruptf("record flags %#x", flags[i])
 		}
 		recs[i].flags = flags[i]
+		if flags[i]&flagRepeat != 0 {
+			if flags[i]&(flagKept|flagListed) != 0 || recs[i].src == i {
+				return nil, corruptf("record %d: a repeat of no record", i)
+			}
+			continue // its length below
+		}
+		recs[i].src = i
 		if flags[i]&flagListed != 0 {
 			listed++
 		}
@@ -648,13 +658,21 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 	}
 	j := 0
 	for i := range recs {
-		if recs[i].flags&flagListed == 0 {
+		ri := &recs[i]
+		if ri.flags&flagRepeat != 0 {
+			// What its bytes make it, the first record of them's.
+			o := &recs[ri.src]
+			ri.src, ri.length, ri.schema, ri.model = o.src, o.length, o.schema, o.model
+			ri.flags |= o.flags & (flagKept | flagListed)
+			continue
+		}
+		if ri.flags&flagListed == 0 {
 			continue
 		}
 		if ids[j] >= nModels {
 			return nil, corruptf("model %d of %d", ids[j], nModels)
 		}
-		recs[i].schema, recs[i].model = codec.Schema(schemas[j]), models[ids[j]]
+		ri.schema, ri.model = codec.Schema(schemas[j]), models[ids[j]]
 		j++
 	}
 	if len(p) != 0 {
@@ -1518,13 +1536,14 @@ func (r *Reader) putExpander(x *expander) {
 // and checks its length and CRC-32.
 func (x *expander) record(dst []byte, rb *recordsBlock, i int) ([]byte, error) {
 	ri := &rb.recs[i]
+	s := &rb.recs[ri.src] // ri, or for a repeat the record it repeats
 	start := len(dst)
-	skel := rb.skel[ri.skel:ri.end]
-	if ri.flags&flagKept != 0 {
+	skel := rb.skel[s.skel:s.end]
+	if s.flags&flagKept != 0 {
 		dst = append(dst, skel...)
 	} else {
 		var err error
-		if dst, err = x.expand(dst, skel, start+ri.length, 0, idTemplate, ri.refs); err != nil {
+		if dst, err = x.expand(dst, skel, start+ri.length, 0, idTemplate, s.refs); err != nil {
 			return dst[:start], err
 		}
 	}

@@ -218,9 +218,10 @@ type rec struct {
 const (
 	flagKept      = 0x01 // the skeleton is the record's bytes, line_len of them
 	flagListed    = 0x02 // the record has a schema and model in the index
+	flagRepeat    = 0x04 // the same bytes as the record its CRC-32 refers to (format.go): no length, schema, model or skeleton of its own
 	flagContinues = 0x40 // a piece of a line the next record continues
 	flagNoNewline = 0x80 // not followed by a line feed in the input
-	flagsDefined  = flagKept | flagListed | flagContinues | flagNoNewline
+	flagsDefined  = flagKept | flagListed | flagRepeat | flagContinues | flagNoNewline
 )
 
 // Write queues the JSONL in p. It blocks while the pipeline is full.
