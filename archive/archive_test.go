@@ -312,7 +312,7 @@ func TestCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Streams != c.Streams || got.Records != c.Records || got.Lines != c.Lines || got.Bytes != c.Bytes ||
-		got.Strings != c.Strings || got.Templates != c.Templates || int64(got.Blocks) != c.Blocks {
+		got.Strings != c.Strings || got.Templates != c.Templates || got.Repeats != c.Repeats || int64(got.Blocks) != c.Blocks {
 		t.Errorf("written %+v\nfound %+v", c, got)
 	}
 	if got.Schemas[codec.SchemaRequest] != 246 || got.Models["gpt-4.1"] == 0 {

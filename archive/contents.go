@@ -15,9 +15,10 @@ type Contents struct {
 	// Streams are the bytes of each stream, by number (StreamIndex ...);
 	// Packed counts each frame's header and data.
 	Streams [numStreams]StreamCounts
-	// Strings and Templates count the entries stored.
-	Strings, Templates int64
-	Blocks             int
+	// Strings and Templates count the entries stored; Repeats the records
+	// with the bytes of one before them (Counts.Repeats).
+	Strings, Templates, Repeats int64
+	Blocks                      int
 	// Listed counts the records that are JSON the M2M codec accepts, by
 	// schema and by model (what their M2M v1 header would say).
 	Schemas map[codec.Schema]int64
@@ -75,6 +76,9 @@ func (r *Reader) Contents() (*Contents, error) {
 				return nil, blockErr(b, err)
 			}
 			for _, ri := range recs {
+				if ri.flags&flagRepeat != 0 {
+					c.Repeats++
+				}
 				if ri.flags&flagListed != 0 {
 					c.Schemas[ri.schema]++
 					c.Models[string(ri.model)]++

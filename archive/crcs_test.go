@@ -118,6 +118,7 @@ func TestRepeats(t *testing.T) {
 	in = append(in, chat...) // the last, no line feed
 	for _, o := range []Options{{}, {Level: LevelMax}, small} {
 		packed := roundTrip(t, in, o)
+		_, wc := write(t, in, o, 1000)
 		r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
 		if err != nil {
 			t.Fatal(err)
@@ -129,6 +130,10 @@ func TestRepeats(t *testing.T) {
 		}
 		if c.Records != 401 || c.Schemas[codec.SchemaRequest] != 101 {
 			t.Errorf("%+v: %d records, %d requests listed; want 401, 101", o, c.Records, c.Schemas[codec.SchemaRequest])
+		}
+		// One batch: every record but the first of each line a repeat.
+		if c.Repeats != wc.Repeats || o.batch == 0 && c.Repeats != int64(401-len(lines)) || c.Repeats == 0 {
+			t.Errorf("%+v: %d repeats found, %d written", o, c.Repeats, wc.Repeats)
 		}
 		// One batch: each line's skeleton once.
 		if sk := c.Streams[StreamSkeletons].Raw; o.batch == 0 && sk > int64(len(chat)+len(lines[1])+len(lines[3])+8) {

@@ -257,7 +257,7 @@ type deduper struct {
 	// bits, 1 + its number in the block (see repeat).
 	reps    []uint32
 	repLast [crcSlots]int32
-	counts  struct{ kept, strings, templates, refs int64 }
+	counts  struct{ kept, repeats, strings, templates, refs int64 }
 	// The records block being gathered (see moreBatches): its batches so
 	// far, their counts and skeletons (nil if none).
 	batches    int
@@ -329,6 +329,7 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 			// The same bytes as a record before it: the flags of its
 			// place, its CRC-32 by reference to that record, no skeleton.
 			flags = append(flags, flagRepeat|r.flags&(flagContinues|flagNoNewline))
+			d.counts.repeats++
 			if r.flags&flagKept != 0 {
 				d.counts.kept++
 			}
@@ -383,13 +384,13 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	return d.sendRecords(ctx)
 }
 
-// repeat returns how many records before record i of batch b, whose
-// first record is record first of the block, is the last record of the
-// batch with the same bytes, if the table of the batch's records by their
-// CRC-32's low bits holds it; else 0. Only records of the same batch are
-// compared, byte for byte: a reader rebuilds a repeat from the record it
-// names, which its CRC-32 does not tell apart from another of the same
-// CRC-32.
+// repeat returns how many records back the last earlier record of batch
+// b with the bytes of its record i is, if the table of the block's records
+// by their CRC-32's low bits still holds it; else 0. first is the number
+// in the block of the batch's first record. Only records of the same
+// batch are compared, byte for byte: a reader rebuilds a repeat from the
+// record it names, which its CRC-32 would not tell apart from another of
+// the same CRC-32.
 func (d *deduper) repeat(b *batch, first, i int) int {
 	r := &b.recs[i]
 	slot := &d.repLast[r.crc%crcSlots]

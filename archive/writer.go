@@ -102,6 +102,10 @@ type Counts struct {
 	// not JSON (or no value of MinSize), holding a byte the format uses
 	// as a marker, or a piece of a line longer than MaxLine.
 	Kept int64
+	// Repeats counts records with the bytes of one before them in their
+	// batch, which have no skeleton of their own (a stream's chunks that
+	// say the same thing).
+	Repeats int64
 	// Strings and Templates count the entries stored; Refs the references
 	// to them.
 	Strings, Templates, Refs int64
@@ -487,7 +491,8 @@ func (w *Writer) run(cw *container.Writer) error {
 			w.mu.Lock()
 			w.counts.Records += int64(len(b.recs))
 			w.counts.Bytes += int64(len(b.buf)) + int64(len(b.recs)) - int64(countNoNewline(b))
-			w.counts.Kept, w.counts.Strings, w.counts.Templates, w.counts.Refs = d.counts.kept, d.counts.strings, d.counts.templates, d.counts.refs
+			w.counts.Kept, w.counts.Repeats = d.counts.kept, d.counts.repeats
+			w.counts.Strings, w.counts.Templates, w.counts.Refs = d.counts.strings, d.counts.templates, d.counts.refs
 			w.mu.Unlock()
 			return nil
 		})

@@ -659,7 +659,7 @@ func TestArchive(t *testing.T) {
 		t.Errorf("-t said %q", r.stderr)
 	}
 	r := ok(t, dir, nil, "-l", "a.m2m")
-	for _, want := range []string{"a.m2m: archive, 450 records", "strings and", "request 246", "gpt-4.1"} {
+	for _, want := range []string{"a.m2m: archive, 450 records", "(12 repeating one before them)", "strings and", "request 246", "gpt-4.1"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("-l output lacks %q:\n%s", want, r.stdout)
 		}

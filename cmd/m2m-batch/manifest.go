@@ -216,6 +216,7 @@ func mergeListing(dst, l *pipeline.Listing) {
 		d.Bytes += a.Bytes
 		d.Strings += a.Strings
 		d.Templates += a.Templates
+		d.Repeats += a.Repeats
 		d.Blocks += a.Blocks
 		for i := range d.Streams {
 			d.Streams[i].Frames += a.Streams[i].Frames

@@ -222,7 +222,11 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 	}
 	fmt.Fprintln(w)
 	if a := l.Archive; a != nil {
-		fmt.Fprintf(w, "  archive: %d records, %d strings and %d templates stored once, %d blocks\n", a.Records, a.Strings, a.Templates, a.Blocks)
+		fmt.Fprintf(w, "  archive: %d records", a.Records)
+		if a.Repeats > 0 {
+			fmt.Fprintf(w, " (%d repeating one before them)", a.Repeats)
+		}
+		fmt.Fprintf(w, ", %d strings and %d templates stored once, %d blocks\n", a.Strings, a.Templates, a.Blocks)
 		if verbosity > 0 {
 			// Where the bytes go.
 			fmt.Fprintf(w, "  %-10s %7s %12s %12s %6s %7s\n", "stream", "frames", "raw", "compressed", "ratio", "of file")
