@@ -19,13 +19,19 @@ func crcColumn(crcs ...uint32) []byte {
 	return b
 }
 
-// checkCRCs codes crcs, reads them back from an index frame that has
-// more after them, and returns the coding: the backs, then the CRC-32s
-// of their own.
+// checkCRCs codes crcs with backs found as the writer finds them (none a
+// repeat), reads them back from an index frame that has more after them,
+// and returns the coding: the backs, then the CRC-32s of their own.
 func checkCRCs(t *testing.T, crcs []byte) []byte {
 	t.Helper()
-	var last [crcSlots]uint32
-	backs, own := appendCRCs([]byte("x"), []byte("y"), crcs, make([]uint32, len(crcs)/4), &last)
+	var table crcTable
+	recBacks := make([]uint32, len(crcs)/4)
+	for i := range recBacks {
+		if j := table.last(i, binary.LittleEndian.Uint32(crcs[4*i:])); j >= 0 {
+			recBacks[i] = uint32(i - j)
+		}
+	}
+	backs, own := appendCRCs([]byte("x"), []byte("y"), crcs, recBacks)
 	backs, own = backs[1:], own[1:]
 	recs := make([]recIndex, len(crcs)/4)
 	rest, err := setCRCs(recs, append(backs[:len(backs):len(backs)], "more"...), own)

@@ -247,17 +247,14 @@ type deduper struct {
 	refs     [maxDepth + 2][]ref // a template's children, by depth
 	skelRefs refState            // what the block's skeletons' references are coded against
 	// The index's columns, and its table of models, reused block to block;
-	// the CRC-32s' backs, and the table that finds them (appendCRCs).
-	cols     [6][]byte
-	modelIDs map[string]int
-	backs    []byte
-	crcLast  [crcSlots]uint32
-	// The block's records that repeat one before them: how many records
-	// back, or 0; and the last record of the batch by its CRC-32's low
-	// bits, 1 + its number in the block (see repeat).
-	reps    []uint32
-	repLast [crcSlots]int32
-	counts  struct{ kept, repeats, strings, templates, refs int64 }
+	// each record's back, the table that finds them, and the backs coded
+	// (appendCRCs).
+	cols      [6][]byte
+	modelIDs  map[string]int
+	recBacks  []uint32
+	crcs      crcTable
+	backsText []byte
+	counts    struct{ kept, repeats, strings, templates, refs int64 }
 	// The records block being gathered (see moreBatches): its batches so
 	// far, their counts and skeletons (nil if none).
 	batches    int
@@ -306,8 +303,8 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		clear(d.modelIDs)
 		d.skelCounts = container.Counts{}
 		d.skelRefs = refState{}
-		d.reps = d.reps[:0]
-		clear(d.repLast[:])
+		d.recBacks = d.recBacks[:0]
+		clear(d.crcs[:])
 		d.skelText, d.skelBuf = d.skelBuf, nil
 		if d.skelText == nil {
 			// Skeletons are a quarter of JSON input, all of other lines.
@@ -323,9 +320,9 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		r := &b.recs[i]
 		line := b.buf[r.start:r.end]
 		crcs = binary.LittleEndian.AppendUint32(crcs, r.crc)
-		back := d.repeat(b, first, i)
-		d.reps = append(d.reps, uint32(back))
-		if back > 0 {
+		back, repeat := d.back(b, first, i)
+		d.recBacks = append(d.recBacks, uint32(back))
+		if repeat {
 			// The same bytes as a record before it: the flags of its
 			// place, its CRC-32 by reference to that record, no skeleton.
 			flags = append(flags, flagRepeat|r.flags&(flagContinues|flagNoNewline))
@@ -384,22 +381,24 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 	return d.sendRecords(ctx)
 }
 
-// repeat returns how many records back the last earlier record of batch
-// b with the bytes of its record i is, if the table of the block's records
-// by their CRC-32's low bits still holds it; else 0. first is the number
-// in the block of the batch's first record. Only records of the same
-// batch are compared, byte for byte: a reader rebuilds a repeat from the
-// record it names, which its CRC-32 would not tell apart from another of
-// the same CRC-32.
-func (d *deduper) repeat(b *batch, first, i int) int {
+// back returns record i of batch b's back (format.go): how many records
+// back in the block the last record with its CRC-32 is, if the block's
+// crcTable still holds it, else 0; and whether that record has its bytes,
+// which makes it a repeat. first is the number in the block of the
+// batch's first record. Only records of the same batch are compared, byte
+// for byte: a reader rebuilds a repeat from the record it names, which
+// its CRC-32 would not tell apart from another of the same CRC-32.
+func (d *deduper) back(b *batch, first, i int) (back int, repeat bool) {
 	r := &b.recs[i]
-	slot := &d.repLast[r.crc%crcSlots]
-	j := int(*slot) - 1 - first // in the batch
-	*slot = int32(first + i + 1)
-	if j < 0 || b.recs[j].crc != r.crc || !bytes.Equal(b.buf[b.recs[j].start:b.recs[j].end], b.buf[r.start:r.end]) {
-		return 0
+	j := d.crcs.last(first+i, r.crc)
+	if j < 0 {
+		return 0, false
 	}
-	return i - j
+	if j -= first; j >= 0 { // in the batch
+		o := &b.recs[j]
+		repeat = bytes.Equal(b.buf[o.start:o.end], b.buf[r.start:r.end])
+	}
+	return i - j, repeat
 }
 
 // sendRecords sends the records block gathered.
@@ -411,9 +410,9 @@ func (d *deduper) sendRecords(ctx context.Context) error {
 	// which start with every record's back (appendCRCs): two frames (see
 	// compress).
 	index := getBuf(len(flags) + len(lens) + 2*len(crcs) + len(schemas) + len(models) + len(table) + 8)
-	d.backs, index = appendCRCs(d.backs[:0], index, crcs, d.reps, &d.crcLast)
+	d.backsText, index = appendCRCs(d.backsText[:0], index, crcs, d.recBacks)
 	crcsLen := len(index)
-	index = append(append(append(append(append(index, d.backs...), flags...), lens...), schemas...), models...)
+	index = append(append(append(append(append(index, d.backsText...), flags...), lens...), schemas...), models...)
 	index = varint.AppendUvarint64(index, uint64(len(d.modelIDs)))
 	index = append(index, table...)
 	compact := len(skel) <= cap(skel)/4

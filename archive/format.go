@@ -197,28 +197,38 @@ func parseRecords(body []byte, records, b int) (recordsHead, error) {
 // of them) so take a byte or two each, where a CRC-32 is 4 bytes of noise
 // to a coder; every record still has its CRC-32, checked as before.
 
-// crcSlots is the size of the writer's table of recent CRC-32s, by their
-// low bits: a CRC-32 found there is coded as a back reference.
+// crcSlots is the size of a crcTable.
 const crcSlots = 1 << 12
 
-// appendCRCs appends the backs of crcs, the CRC-32s of a records block's
-// records (4 bytes each, little-endian), to backs, and the CRC-32s of
-// their own to own. reps are the records' backs where they are repeats
-// (flagRepeat: the record they repeat), else 0. last is scratch.
-func appendCRCs(backs, own, crcs []byte, reps []uint32, last *[crcSlots]uint32) ([]byte, []byte) {
-	clear(last[:])
-	for i := range len(crcs) / 4 {
-		c := binary.LittleEndian.Uint32(crcs[4*i:])
-		slot := &last[c%crcSlots] // 1 + the last record whose CRC-32 fell there; 0: none
-		if reps[i] > 0 {
-			backs = varint.AppendUvarint64(backs, uint64(reps[i]))
-		} else if j := int(*slot) - 1; j >= 0 && binary.LittleEndian.Uint32(crcs[4*j:]) == c {
-			backs = varint.AppendUvarint64(backs, uint64(i-j))
-		} else {
-			backs = append(backs, 0)
+// A crcTable holds, for each value of a CRC-32's low bits, the last
+// record of a block so far whose CRC-32 had them, and that CRC-32: the
+// writer's way to the record a back names.
+type crcTable [crcSlots]struct {
+	rec int32 // 1 + its number in the block; 0: none
+	crc uint32
+}
+
+// last returns the number of the last record before record i whose
+// CRC-32 is c, if it is still in t (else -1), and puts record i there.
+func (t *crcTable) last(i int, c uint32) int {
+	s := &t[c%crcSlots]
+	j := int(s.rec) - 1
+	if s.crc != c {
+		j = -1
+	}
+	s.rec, s.crc = int32(i+1), c
+	return j
+}
+
+// appendCRCs appends the backs of a records block's records, one a
+// record, to backs, and to own their CRC-32s (crcs: 4 bytes a record,
+// little-endian) where the back is 0.
+func appendCRCs(backs, own, crcs []byte, recBacks []uint32) ([]byte, []byte) {
+	for i, back := range recBacks {
+		backs = varint.AppendUvarint64(backs, uint64(back))
+		if back == 0 {
 			own = append(own, crcs[4*i:4*i+4]...)
 		}
-		*slot = uint32(i + 1)
 	}
 	return backs, own
 }
@@ -237,15 +247,14 @@ func setCRCs(recs []recIndex, p, own []byte) ([]byte, error) {
 		if back == 0 {
 			n++
 		}
-		recs[i].crc = uint32(back) // the back for now: the CRC-32 below
 		recs[i].src = i - int(back)
 	}
 	if len(own) != 4*n {
 		return nil, corruptf("%d bytes of CRC-32s for %d", len(own), n)
 	}
 	for i := range recs {
-		if back := int(recs[i].crc); back > 0 {
-			recs[i].crc = recs[i-back].crc
+		if j := recs[i].src; j < i {
+			recs[i].crc = recs[j].crc
 		} else {
 			recs[i].crc, own = binary.LittleEndian.Uint32(own), own[4:]
 		}
