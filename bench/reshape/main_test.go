@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/m2m-go/m2m/internal/sample"
+)
+
+// reshape runs kind over in with seed 1.
+func reshape(t *testing.T, kind string, in []byte) []byte {
+	t.Helper()
+	r := &reshaper{at: time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)}
+	r.rng = newRand(1)
+	r.line = map[string]func(map[string]json.RawMessage, []byte) any{
+		"anthropic": r.anthropic, "batch": r.batch, "gateway": r.gateway,
+	}[kind]
+	var out bytes.Buffer
+	if err := r.run(bytes.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestReshape rewrites the embedded sample each way: a line out for each
+// line in, every one JSON where it was; batch and gateway lines hold the
+// line they wrap byte for byte, and anthropic's responses are messages or
+// stream events; the same seed writes the same bytes.
+func TestReshape(t *testing.T) {
+	in := append(sample.JSONL(), "not json\n{\"model\":\"x\",\"messages\":\"oops\"}\n"...)
+	lines := bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n"))
+	for _, kind := range []string{"anthropic", "batch", "gateway"} {
+		out := reshape(t, kind, in)
+		if !bytes.Equal(out, reshape(t, kind, in)) {
+			t.Errorf("%s: two runs wrote different bytes", kind)
+		}
+		got := bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"))
+		if len(got) != len(lines) {
+			t.Fatalf("%s: %d lines out of %d", kind, len(got), len(lines))
+		}
+		types := map[string]int{}
+		for i, line := range got {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(lines[i], &obj) != nil || obj == nil {
+				if !bytes.Equal(line, lines[i]) {
+					t.Errorf("%s: line %d, not an object, was changed", kind, i)
+				}
+				continue
+			}
+			obj = nil // Unmarshal into a map adds to what it holds
+			if err := json.Unmarshal(line, &obj); err != nil {
+				t.Fatalf("%s: line %d: %v: %.200s", kind, i, err, line)
+			}
+			switch kind {
+			case "batch", "gateway":
+				var body json.RawMessage
+				if kind == "batch" {
+					body = obj["body"]
+					var resp map[string]json.RawMessage
+					if body == nil && json.Unmarshal(obj["response"], &resp) == nil {
+						body = resp["body"]
+					}
+				} else if body = obj["request"]; body == nil {
+					body = obj["response"]
+				}
+				if !bytes.Equal(body, lines[i]) {
+					t.Fatalf("%s: line %d does not hold the line it wraps: %.200s", kind, i, line)
+				}
+			case "anthropic":
+				var typ string
+				json.Unmarshal(obj["type"], &typ)
+				types[typ]++
+				if obj["choices"] != nil {
+					t.Fatalf("line %d is still OpenAI's: %.200s", i, line)
+				}
+			}
+		}
+		if kind == "anthropic" && (types["message"] == 0 || types["content_block_delta"] == 0 || types[""] == 0) {
+			t.Errorf("anthropic: lines by type %v: want requests, messages and stream events", types)
+		}
+	}
+}
