@@ -115,11 +115,11 @@ func (r *Reader) Contents() (*Contents, error) {
 			}
 			add(s, f, len(rest))
 		case kindPlain:
-			_, _, text, ok := parsePlain(body)
+			_, _, f, ok := parsePlain(body, b)
 			if !ok {
 				return nil, blockErr(b, corruptf("plain copy header"))
 			}
-			c.Streams[StreamDicts].add(len(text), len(body)-1, 0, coderStored)
+			c.Streams[StreamDicts].add(f.rawLen, len(body)-1, 0, f.coder)
 		default:
 			return nil, blockErr(b, fmt.Errorf("%w: block of kind %q", ErrCorrupt, body[0]))
 		}

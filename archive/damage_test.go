@@ -239,6 +239,11 @@ func FuzzReader(f *testing.F) {
 	}
 	words, _ := write(f, lines, Options{batch: 2048, storeFrame: 1024, segment: 3}, 1000)
 	f.Add(joinBodies(blocksOf(f, words)))
+	// Plain copies of dictionaries: stored, and coded (LevelMax).
+	for _, level := range []int{0, LevelMax} {
+		plain, _ := write(f, sample.JSONL()[:20000], Options{batch: 2048, storeFrame: 1024, segment: 2, Level: level, ModelMemory: 1}, 1000)
+		f.Add(joinBodies(blocksOf(f, plain)))
+	}
 	f.Fuzz(func(t *testing.T, p []byte) {
 		bodies := splitBodies(p)
 		readAll(frameBodies(bodies))
@@ -348,16 +353,24 @@ func TestForgedListing(t *testing.T) {
 }
 
 // TestPlainCopies: a strings segment of half the full number of frames or
-// more, most compressed against its dictionary, has a plain copy of it,
-// which a read by number takes for the dictionary (not decoding its frame)
-// and Decode checks against the frame; a copy that is not what its frame
-// decodes to is an error both ways, never a record.
+// more, most compressed against its dictionary, has a plain copy of it
+// (at LevelMax, of the ppmDict bytes its frames take), which a read by
+// number takes for the dictionary (not decoding its frame) and Decode
+// checks against the frame; a copy that is not what its frame decodes to
+// is an error both ways, never a record.
 func TestPlainCopies(t *testing.T) {
+	defer func(n int) { ppmDict = n }(ppmDict)
+	ppmDict = 3000 // of frames of 8 KiB
 	in := sample.JSONL()
 	want := split(in)
-	for _, noWords := range []bool{false, true} {
-		t.Run(fmt.Sprint("noWords=", noWords), func(t *testing.T) {
-			packed, counts := write(t, in, Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 4, noWords: noWords}, 1<<20)
+	for _, o := range []Options{{}, {noWords: true}, {Level: LevelMax, ModelMemory: 1}} {
+		t.Run(fmt.Sprintf("noWords=%v/level=%d", o.noWords, o.level()), func(t *testing.T) {
+			if o.Level == LevelMax {
+				in = in[:400000] // a context model's pace
+				want = split(in)
+			}
+			o.batch, o.storeFrame, o.segment = 4<<10, 8<<10, 4
+			packed, counts := write(t, in, o, 1<<20)
 			r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
 			if err != nil {
 				t.Fatal(err)
@@ -376,7 +389,9 @@ func TestPlainCopies(t *testing.T) {
 				t.Fatalf("%d copies, %d counted: too few to test", copies, counts.Streams[StreamDicts].Frames)
 			}
 			var rec []byte
-			for n := range r.Records() {
+			// Last first: a segment's other frames are read before its
+			// first, which, once read, is its dictionary at hand.
+			for n := r.Records() - 1; n >= 0; n-- {
 				if rec, err = r.AppendRecord(rec[:0], n); err != nil || string(rec) != want[n] {
 					t.Fatalf("record %d: %v", n, err)
 				}
@@ -384,6 +399,9 @@ func TestPlainCopies(t *testing.T) {
 			for _, f := range fs {
 				if _, ok := r.cache.peek(dictKey(f.block)); ok && f.plain != 0 {
 					t.Fatalf("dictionary block %d decoded, with a plain copy", f.block)
+				}
+				if _, ok := r.cache.peek(f.plain); f.plain != 0 && !ok {
+					t.Fatalf("the plain copy of block %d not read", f.block)
 				}
 			}
 			if err := r.checkPlain(fs[0]); err != nil {
@@ -397,7 +415,8 @@ func TestPlainCopies(t *testing.T) {
 			// A copy's text turned by a byte: every read of a record
 			// through it fails, and Decode finds it whatever it reads.
 			bodies := blocksOf(t, packed)
-			_, _, text, _ := parsePlain(bodies[fs[0].plain])
+			_, _, fr, _ := parsePlain(bodies[fs[0].plain], fs[0].plain)
+			text := fr.data
 			copy(text, append(text[1:len(text):len(text)], text[0]))
 			bad := frameBodies(bodies)
 			r, err = NewReader(bytes.NewReader(bad), int64(len(bad)))
@@ -405,7 +424,7 @@ func TestPlainCopies(t *testing.T) {
 				t.Fatal(err)
 			}
 			failed := 0
-			for n := range r.Records() {
+			for n := r.Records() - 1; n >= 0; n-- {
 				rec, err = r.AppendRecord(rec[:0], n)
 				if err == nil && string(rec) != want[n] {
 					t.Fatalf("record %d: wrong, and no error", n)

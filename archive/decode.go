@@ -240,7 +240,20 @@ func (r *Reader) checkPlain(f storeFrame) error {
 	}
 	p := v.(*storeBlock)
 	var s *storeBlock
-	if _, coder, ok := r.frameDict(f.block); ok && coder&coderWords != 0 {
+	_, coder, ok := r.frameDict(f.block)
+	if ok && coder&^coderFlags == coderPPM {
+		// A ppm frame's copy is its first ppmDict bytes, which are
+		// decoded again, and only they: the frame itself is long gone
+		// from the cache, a segment of frames back.
+		if s, err = r.storePrefix(f.kind, f, ppmDict); err != nil {
+			return err
+		}
+		if p.words.table != nil || !bytes.Equal(p.raw, s.raw[:min(len(s.raw), ppmDict)]) {
+			return blockErr(f.plain, corruptf("the plain copy of block %d is not what it decodes to", f.block))
+		}
+		return nil
+	}
+	if ok && coder&coderWords != 0 {
 		v, err := r.cache.get(dictKey(f.block), func() (any, int, error) { return r.loadStore(f.kind, f, asDict, nil) })
 		if err != nil {
 			return err

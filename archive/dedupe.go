@@ -158,7 +158,10 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		at := len(body)
 		body = varint.AppendUvarint64(body, uint64(j.dictBlock))
 		body = varint.AppendUvarint64(body, uint64(len(head)))
-		body = append(append(body, head...), text...)
+		body = append(body, head...)
+		frameAt := len(body)
+		body = e.appendPlainText(body, text)
+		j.coder[0] = body[frameAt]
 		j.count, j.packed[0] = len(text), len(body)-at
 	case kindDirectory:
 		body = append(body, j.raw...)
@@ -205,7 +208,7 @@ func (j *blockJob) addTo(c *Counts) {
 	case kindTemplates:
 		c.Streams[StreamTemplates].add(j.rawLen, j.packed[0], j.numbers, j.coder[0])
 	case kindPlain:
-		c.Streams[StreamDicts].add(j.count, j.packed[0], 0, coderStored)
+		c.Streams[StreamDicts].add(j.count, j.packed[0], 0, j.coder[0])
 	}
 	c.Blocks++
 }
@@ -652,18 +655,21 @@ func (d *deduper) sendFrame(ctx context.Context, s *stream) error {
 }
 
 // sendPlain sends a plain copy of the dictionary of s, a strings segment
-// of frames frames now ended, if it pays: at the zstd levels, for a
-// segment of half the full number of frames or more, most of them
-// compressed against it. A record read by number decodes its strings
-// frame spliced behind its dictionary (frameDecoder.zstdInput), whose
-// zstd decoding, 3 MB of coded text from a fresh process, was the
-// longest step of m2m-batch --record N on a GiB archive; a copy is read
-// as it is. It costs 1-2% of such a segment (strings compress 3.5x:
-// about 300 MB a full segment, 3 MB a copy). Smaller archives, whose
-// segments are short, pay nothing.
+// of frames frames now ended, if it pays: for a segment of half the full
+// number of frames or more, most of them compressed against it. A record
+// read by number decodes its strings frame spliced behind its dictionary
+// (frameDecoder.zstdInput), whose zstd decoding, 3 MB of coded text from
+// a fresh process, was the longest step of m2m-batch --record N on a GiB
+// archive; a copy is read as it is. It costs 1-2% of such a segment
+// (strings compress 3.5x: about 300 MB a full segment, 3 MB a copy). At
+// LevelMax the copy is the ppmDict bytes the segment's frames take, coded
+// by zstd (appendPlainText), 0.3% of a full segment (2.3 MB against some
+// 660 MB), and what it saves is more: a context model decodes them at a
+// few MB/s, 3-4 s of every such read. Smaller archives, whose segments
+// are short, pay nothing.
 func (d *deduper) sendPlain(ctx context.Context, s *stream, frames int) error {
 	full := d.o.segmentLen()
-	if d.o.level() == LevelMax || s.dict == nil || frames < max(full/2, 1) || s.dictUses < max(frames/2, 1) {
+	if s.dict == nil || frames < max(full/2, 1) || s.dictUses < max(frames/2, 1) {
 		return nil
 	}
 	// raw is the segment's dictionary, which its next first frame frees

@@ -34,7 +34,7 @@
 //	records   = 'R' | uvarint records | frame(crcs) | frame(index) | frame(skeletons) | ends
 //	strings   = 'S' | uvarint first_id | uvarint entries | frame(entries) | ends
 //	templates = 'T' | uvarint first_id | uvarint entries | frame(entries) | ends
-//	plain     = 'P' | uvarint dict_block | uvarint table_len | table | text
+//	plain     = 'P' | uvarint dict_block | uvarint table_len | table | frame(text)
 //	directory = 'D' | uvarint version | uvarint entries | (kind | uvarint block_delta | uvarint n)*
 //	frame     = coder | uvarint dict | uvarint raw_len | uvarint data_len | data
 //	ends      = uvarint steps | uvarint count * steps
@@ -141,7 +141,7 @@
 // template refers only to templates made before it; a reader refuses
 // anything else, and references nested deeper than the JSON may be.
 //
-// The directory starts with the version of the layout, [Version] (8): a
+// The directory starts with the version of the layout, [Version] (9): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
 // blocks and plain copies in order: kind, block number (as a delta from
 // the previous entry's; the first from 0) and n: a store block's number
@@ -151,16 +151,20 @@
 // with records.
 //
 // A plain copy holds a strings segment's dictionary, block dict_block, as
-// the segment's other frames take it, uncompressed: a words frame's table
-// as it stores it and its coded text, or (table_len 0) its raw bytes. The
-// writer adds one, after the segment's last frame, to a segment of 128
-// frames or more (half of a full one), most of them compressed against
-// the dictionary, at the zstd levels: a record read by number then reads
-// its dictionary as it is, where decoding it (3 MB of coded text) was the
-// longest step of a fresh process's read on a GiB archive (m2m-batch
-// --record N, medians 17.17 -> 14.84 ms, bench/README.md). It costs 1-2% of
-// such a segment (0.8% of the GiB archive); archives under some 2 GB of
-// input, whose segments are shorter, have none. A reader may ignore
+// the segment's other frames take it: a words frame's table as it stores
+// it and its coded text, or (table_len 0) its raw bytes, for a ppm frame
+// its first 8 MiB; the text in a frame of no dictionary, stored at the
+// zstd levels, coded by zstd at LevelMax. The writer adds one, after the
+// segment's last frame, to a segment of 128 frames or more (half of a
+// full one), most of them compressed against the dictionary: a record
+// read by number then reads its dictionary as it is, where decoding it
+// (3 MB of coded text) was the longest step of a fresh process's read on
+// a GiB archive (m2m-batch --record N, medians 17.17 -> 14.84 ms), and at
+// LevelMax took 3-4 s (8 MiB of a context model's decoding; 23 ms from
+// the copy: bench/README.md). It costs 1-2% of such a segment (0.8% of
+// the GiB archive), at LevelMax 0.3-0.7% (2.3 MB against 2 to 4 GiB of
+// strings coded 6x); archives under some 2 GB of input (at LevelMax, some
+// 10 GB), whose segments are shorter, have none. A reader may ignore
 // copies; Decode checks each against its frame.
 //
 // # Dedupe

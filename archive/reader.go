@@ -1141,6 +1141,15 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 		if v := r.growing.wait(dict, func(v *storeBlock) bool { return len(v.raw) >= ppmDict }); v != nil {
 			return v.raw[:ppmDict], nil, nil
 		}
+		if _, ok := r.cache.peek(dict); !ok && fs[i].plain != 0 {
+			// Its plain copy: what a context model would take seconds
+			// to decode, read as it is.
+			s, err := r.plainCopy(t, fs[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			return s.raw[:min(len(s.raw), ppmDict)], nil, nil
+		}
 		s, err := r.storePrefix(t, fs[i], ppmDict)
 		if err != nil {
 			return nil, nil, err
@@ -1150,13 +1159,9 @@ func (r *Reader) dictionary(t int, f storeFrame, dict int, forPPM bool) ([]byte,
 	var s *storeBlock
 	if _, ok := r.cache.peek(dictKey(dict)); !ok && fs[i].plain != 0 {
 		// Its plain copy, read as it is, not decoded.
-		v, err := r.cache.get(fs[i].plain, func() (any, int, error) { return r.loadPlain(fs[i]) })
-		if err != nil {
+		var err error
+		if s, err = r.plainCopy(t, fs[i]); err != nil {
 			return nil, nil, err
-		}
-		s, _ = v.(*storeBlock)
-		if s == nil || s.kind != t || !s.plain {
-			return nil, nil, blockErr(fs[i].plain, corruptf("not the plain copy the directory says"))
 		}
 	} else if v, ok := r.cache.wait(dictKey(dict)); ok {
 		s, _ = v.(*storeBlock)
@@ -1280,6 +1285,20 @@ func (p *growingFrames) wait(b int, ok func(*storeBlock) bool) *storeBlock {
 	return g.view
 }
 
+// plainCopy returns the plain copy of store frame f of kind t, f's
+// dictionary of the frames of its segment, from the cache or read.
+func (r *Reader) plainCopy(t int, f storeFrame) (*storeBlock, error) {
+	v, err := r.cache.get(f.plain, func() (any, int, error) { return r.loadPlain(f) })
+	if err != nil {
+		return nil, err
+	}
+	s, _ := v.(*storeBlock)
+	if s == nil || s.kind != t || !s.plain {
+		return nil, blockErr(f.plain, corruptf("not the plain copy the directory says"))
+	}
+	return s, nil
+}
+
 // loadPlain reads the plain copy of strings frame f as a dictionary
 // (f.plain): a storeBlock holding, as f decoded as a dictionary would,
 // f's coded text and table if it is a words frame, else its raw bytes,
@@ -1300,10 +1319,27 @@ func (r *Reader) loadPlain(f storeFrame) (any, int, error) {
 		done()
 		return nil, 0, blockErr(f.plain, corruptf("not a %c block", kindPlain))
 	}
-	dict, head, text, ok := parsePlain(body)
+	dict, head, fr, ok := parsePlain(body, f.plain)
 	if !ok || dict != uint64(f.block) {
 		done()
 		return nil, 0, blockErr(f.plain, corruptf("plain copy of block %d, the directory says %d", dict, f.block))
+	}
+	text := fr.data
+	if fr.coder != coderStored {
+		// LevelMax's, coded by zstd: decoded into memory of its own.
+		d := r.decoder()
+		text, err = d.decode(nil, fr, nil)
+		r.decs.Put(d)
+		if err == nil && len(head) > 0 {
+			err = corruptf("a plain copy of a words frame, coded")
+		}
+		if err != nil {
+			done()
+			return nil, 0, blockErr(f.plain, err)
+		}
+		head = nil
+		done()
+		done = func() {}
 	}
 	s := &storeBlock{kind: f.kind, first: f.first, plain: true}
 	if len(head) > 0 {
@@ -1322,17 +1358,22 @@ func (r *Reader) loadPlain(f storeFrame) (any, int, error) {
 	return s, len(head) + len(text), nil
 }
 
-// parsePlain splits body, a plain copy's block (loadPlain), into the
-// block of the frame it copies, its word table (empty: none) and its
-// text; ok is false where its header does not parse.
-func parsePlain(body []byte) (dict uint64, head, text []byte, ok bool) {
+// parsePlain splits body, block b, a plain copy's (loadPlain), into the
+// block of the frame it copies, its word table (empty: none) and the
+// frame of its text, stored or coded by zstd, with no dictionary; ok is
+// false where they do not parse, or something follows them.
+func parsePlain(body []byte, b int) (dict uint64, head []byte, f frame, ok bool) {
 	dict, k1, err1 := varint.Uvarint64(body[1:])
 	headLen, k2, err2 := varint.Uvarint64(body[1+k1:])
 	rest := body[1+k1+k2:]
 	if err1 != nil || err2 != nil || headLen > uint64(len(rest)) {
-		return dict, nil, nil, false
+		return dict, nil, frame{}, false
 	}
-	return dict, rest[:headLen], rest[headLen:], true
+	f, after, err := parseFrame(rest[headLen:], b)
+	if err != nil || len(after) != 0 || f.dict >= 0 || f.coder != coderStored && f.coder != coderZstd {
+		return dict, nil, frame{}, false
+	}
+	return dict, rest[:headLen], f, true
 }
 
 // dictKey is the cache's key for words frame b as a dictionary: its coded
