@@ -1302,9 +1302,10 @@ func (r *Reader) plainCopy(t int, f storeFrame) (*storeBlock, error) {
 // loadPlain reads the plain copy of strings frame f as a dictionary
 // (f.plain): a storeBlock holding, as f decoded as a dictionary would,
 // f's coded text and table if it is a words frame, else its raw bytes,
-// but no entry. The text is the block's bytes, kept.
+// but no entry. The text is the block's bytes, kept, or for a copy coded
+// by zstd (LevelMax's) what they decode to.
 //
-//	plain = 'P' | uvarint dict_block | uvarint table_len | table | text
+//	plain = 'P' | uvarint dict_block | uvarint table_len | table | frame(text)
 //
 // Nothing here checks that the copy is f's: a record read through a copy
 // that is not has its CRC-32 wrong, and Decode checks every copy against
@@ -1324,24 +1325,23 @@ func (r *Reader) loadPlain(f storeFrame) (any, int, error) {
 		done()
 		return nil, 0, blockErr(f.plain, corruptf("plain copy of block %d, the directory says %d", dict, f.block))
 	}
-	text := fr.data
 	if fr.coder != coderStored {
-		// LevelMax's, coded by zstd: decoded into memory of its own.
-		d := r.decoder()
-		text, err = d.decode(nil, fr, nil)
-		r.decs.Put(d)
-		if err == nil && len(head) > 0 {
-			err = corruptf("a plain copy of a words frame, coded")
+		// LevelMax's, raw bytes coded by zstd: decoded into memory of its
+		// own, the block's given back.
+		defer done()
+		if len(head) > 0 {
+			return nil, 0, blockErr(f.plain, corruptf("a plain copy of a words frame, coded"))
 		}
+		d := r.decoder()
+		raw, err := d.decode(nil, fr, nil)
+		r.decs.Put(d)
 		if err != nil {
-			done()
 			return nil, 0, blockErr(f.plain, err)
 		}
-		head = nil
-		done()
-		done = func() {}
+		return &storeBlock{kind: f.kind, first: f.first, plain: true, raw: raw}, len(raw), nil
 	}
 	s := &storeBlock{kind: f.kind, first: f.first, plain: true}
+	text := fr.data
 	if len(head) > 0 {
 		d := r.decoder()
 		s.words.table, err = d.wordTable(head)
