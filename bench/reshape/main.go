@@ -45,8 +45,19 @@ func main() {
 	kind := flag.String("kind", "anthropic", "anthropic, batch or gateway")
 	seed := flag.Uint64("seed", 1, "random seed (ids, times, latencies)")
 	flag.Parse()
-	r := &reshaper{rng: newRand(*seed), at: time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)}
-	switch *kind {
+	r, err := newReshaper(*kind, *seed)
+	if err == nil {
+		err = r.run(os.Stdin, os.Stdout)
+	}
+	if err != nil {
+		fail(err)
+	}
+}
+
+// newReshaper returns the reshaper of kind, its randomness from seed.
+func newReshaper(kind string, seed uint64) (*reshaper, error) {
+	r := &reshaper{rng: rand.New(rand.NewPCG(seed, 7)), at: time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)}
+	switch kind {
 	case "anthropic":
 		r.line = r.anthropic
 	case "batch":
@@ -54,14 +65,10 @@ func main() {
 	case "gateway":
 		r.line = r.gateway
 	default:
-		fail(errors.New("-kind is anthropic, batch or gateway"))
+		return nil, errors.New("-kind is anthropic, batch or gateway")
 	}
-	if err := r.run(os.Stdin, os.Stdout); err != nil {
-		fail(err)
-	}
+	return r, nil
 }
-
-func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 7)) }
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "reshape:", err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/m2m-go/m2m/internal/sample"
 )
@@ -12,11 +11,10 @@ import (
 // reshape runs kind over in with seed 1.
 func reshape(t *testing.T, kind string, in []byte) []byte {
 	t.Helper()
-	r := &reshaper{at: time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)}
-	r.rng = newRand(1)
-	r.line = map[string]func(map[string]json.RawMessage, []byte) any{
-		"anthropic": r.anthropic, "batch": r.batch, "gateway": r.gateway,
-	}[kind]
+	r, err := newReshaper(kind, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	if err := r.run(bytes.NewReader(in), &out); err != nil {
 		t.Fatal(err)
