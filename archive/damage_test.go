@@ -365,6 +365,7 @@ func TestPlainCopies(t *testing.T) {
 	want := split(in)
 	for _, o := range []Options{{}, {noWords: true}, {Level: LevelMax, ModelMemory: 1}} {
 		t.Run(fmt.Sprintf("noWords=%v/level=%d", o.noWords, o.level()), func(t *testing.T) {
+			in, want := in, want
 			if o.Level == LevelMax {
 				in = in[:400000] // a context model's pace
 				want = split(in)

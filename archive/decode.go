@@ -241,29 +241,30 @@ func (r *Reader) checkPlain(f storeFrame) error {
 	p := v.(*storeBlock)
 	var s *storeBlock
 	_, coder, ok := r.frameDict(f.block)
-	if ok && coder&^coderFlags == coderPPM {
+	ppmFrame := ok && coder&^coderFlags == coderPPM
+	switch {
+	case ppmFrame:
 		// A ppm frame's copy is its first ppmDict bytes, which are
 		// decoded again, and only they: the frame itself is long gone
 		// from the cache, a segment of frames back.
 		if s, err = r.storePrefix(f.kind, f, ppmDict); err != nil {
 			return err
 		}
-		if p.words.table != nil || !bytes.Equal(p.raw, s.raw[:min(len(s.raw), ppmDict)]) {
-			return blockErr(f.plain, corruptf("the plain copy of block %d is not what it decodes to", f.block))
-		}
-		return nil
-	}
-	if ok && coder&coderWords != 0 {
+	case ok && coder&coderWords != 0:
 		v, err := r.cache.get(dictKey(f.block), func() (any, int, error) { return r.loadStore(f.kind, f, asDict, nil) })
 		if err != nil {
 			return err
 		}
 		s, _ = v.(*storeBlock)
-	} else if s, err = r.store(f.kind, f, asDict); err != nil {
-		return err
+	default:
+		if s, err = r.store(f.kind, f, asDict); err != nil {
+			return err
+		}
 	}
 	same := s != nil && (p.words.table == nil) == (s.words.table == nil)
-	if same && p.words.table != nil {
+	if same && ppmFrame {
+		same = bytes.Equal(p.raw, s.raw[:min(len(s.raw), ppmDict)])
+	} else if same && p.words.table != nil {
 		same = bytes.Equal(p.words.text, s.words.text) &&
 			bytes.Equal(p.words.table.AppendHeader(nil), s.words.table.AppendHeader(nil)) &&
 			bytes.Equal(p.words.table.AppendList(nil), s.words.table.AppendList(nil))

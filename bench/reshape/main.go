@@ -80,7 +80,6 @@ type reshaper struct {
 	at   time.Time // the gateway's clock
 	n    int       // lines read
 	line func(obj map[string]json.RawMessage, raw []byte) any
-	out  bytes.Buffer
 }
 
 // run rewrites each line of in to out.
@@ -88,28 +87,24 @@ func (r *reshaper) run(in io.Reader, out io.Writer) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	w := bufio.NewWriterSize(out, 1<<20)
-	enc := json.NewEncoder(&r.out)
+	enc := json.NewEncoder(w) // each line ended by a line feed
 	enc.SetEscapeHTML(false)
 	for sc.Scan() {
 		raw := sc.Bytes()
 		r.n++
 		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		var v any
+		if json.Unmarshal(raw, &obj) == nil && obj != nil {
+			v = r.line(obj, raw)
+		}
+		if v == nil { // as it is
 			w.Write(raw)
 			w.WriteByte('\n')
 			continue
 		}
-		v := r.line(obj, raw)
-		if v == nil {
-			w.Write(raw)
-			w.WriteByte('\n')
-			continue
-		}
-		r.out.Reset()
 		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("line %d: %v", r.n, err)
 		}
-		w.Write(r.out.Bytes()) // Encode ends it with a line feed
 	}
 	if err := sc.Err(); err != nil {
 		return err
