@@ -121,6 +121,9 @@ var nasty = map[string]string{
 	"escapes":          `{"s":"` + strings.Repeat(`\"\\\n\u00e9`, 30) + `"}` + "\n",
 	"whitespace":       " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
 	"numbers":          embeddings(3, 200) + "{\"v\":[0.5,\"\x03\",1e-7,0.10,1.0E+5]}\n" + embeddings(2, 100),
+	"prefixes": strings.Repeat("data: {\"a\":\""+strings.Repeat("p", 70)+"\"}\n\n", 3) + "data: [DONE]\n" +
+		"[12:00] {\"b\":[\"" + strings.Repeat("q", 70) + "\"]} \r\n" + "x {\"c\":\"" + strings.Repeat("r", 70) + "\"} y\n" +
+		"  \x01 {\"d\":\"" + strings.Repeat("s", 70) + "\"}\n" + "{ {\"e\":\"" + strings.Repeat("t", 70) + "\"}\n",
 }
 
 // embeddings is n JSON lines of float32 vectors of dim numbers, as an
@@ -943,4 +946,43 @@ func TestCloseReads(t *testing.T) {
 	close(h.release)
 	<-closed
 	time.Sleep(20 * time.Millisecond) // for a read begun after Close to show
+}
+
+// TestPrefixedLines: JSON records behind a prefix on their lines (a log's
+// timestamp and level, an event stream's "data: ") have their values
+// stored once as the same records without it do, and come back byte for
+// byte; they are not listed, not being JSON the codec takes.
+func TestPrefixedLines(t *testing.T) {
+	in := sample.JSONL()
+	_, plain := write(t, in, Options{}, 1<<20)
+	lines := bytes.SplitAfter(in, []byte("\n"))
+	for _, prefix := range []string{"2026-11-30T12:00:%02d.000Z INFO gateway: ", "data: ", "[2026-11-30 12:%02d] "} {
+		var p []byte
+		for i, l := range lines {
+			if len(l) > 0 {
+				p = append(append(p, strings.ReplaceAll(prefix, "%02d", strconv.Itoa(10+i%50))...), l...)
+			}
+		}
+		for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+			packed := roundTrip(t, p, o)
+			_, c := write(t, p, o, 1<<20)
+			// A prefix that changes from line to line makes records that
+			// repeated one before them records of their own: more
+			// references, but the same values stored.
+			same := !strings.Contains(prefix, "%")
+			if c.Kept != plain.Kept || c.Strings != plain.Strings || c.Templates != plain.Templates ||
+				same && (c.Refs != plain.Refs || c.Repeats != plain.Repeats) || c.Refs < plain.Refs {
+				t.Errorf("%q: kept %d, %d strings, %d templates, %d references, %d repeats; without the prefix %d, %d, %d, %d, %d",
+					prefix, c.Kept, c.Strings, c.Templates, c.Refs, c.Repeats, plain.Kept, plain.Strings, plain.Templates, plain.Refs, plain.Repeats)
+			}
+			r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := r.Contents(); err != nil || len(got.Schemas) != 0 {
+				t.Errorf("%q: listed %v, %v", prefix, got.Schemas, err)
+			}
+			r.Close()
+		}
+	}
 }

@@ -13,7 +13,9 @@
 // touched); a line that is not JSON, holds a byte the format uses as a
 // marker (0x00-0x02, which valid JSON never holds raw) or is a piece of a
 // line longer than [MaxLine] is kept as it is; and each record carries its
-// length and CRC-32, checked whenever it is read.
+// length and CRC-32, checked whenever it is read. A line whose JSON object
+// comes after up to 255 bytes of other text (a log's timestamp and level,
+// an event stream's "data: ") is JSON with that text in its skeleton.
 //
 // # Format
 //
@@ -123,11 +125,12 @@
 // (its length of them), a template ended by a line feed, or for a repeat
 // nothing.
 //
-// A template is JSON text in which 0x01 then a uvarint n stands for the
-// text of a string, and 0x02 then a uvarint n for the expansion of a
-// template: for even n, the entry whose id is n/2-1 (far); for odd n
-// (near), in stored template t, template t-(n+1)/2, else the entry whose
-// id is next+(n-1)/2, where next is one past the highest id of its kind
+// A template is JSON text (a skeleton, any text before it on its line)
+// in which 0x01 then a uvarint n stands for the text of a string, and
+// 0x02 then a uvarint n for the expansion of a template: for even n,
+// the entry whose id is n/2-1 (far); for odd n (near), in stored
+// template t, template t-(n+1)/2, else the entry whose id is
+// next+(n-1)/2, where next is one past the highest id of its kind
 // that the references before it named, or 0 if none did. The references
 // before it are a records block's skeletons' before it, and in a
 // templates frame those to strings of the entries before it in its group

@@ -2,6 +2,8 @@ package archive
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -67,7 +69,54 @@ func BenchmarkAppendTree(b *testing.B) {
 	var nodes []node
 	for b.Loop() {
 		for _, l := range lines {
-			nodes, _ = appendTree(nodes[:0], l, 64)
+			nodes, _ = appendLine(nodes[:0], l, 64)
+		}
+	}
+}
+
+// TestAppendLine: a line's value is all of it or, after a prefix of other
+// text, an object running to its end; its stored values are the same
+// spans either way.
+func TestAppendLine(t *testing.T) {
+	long := `"` + strings.Repeat("a", 70) + `"`
+	obj := `{"k":` + long + `,"n":[1,2]}`
+	for _, c := range []struct {
+		line   string
+		prefix int // where the object starts, or -1: no value
+	}{
+		{obj, 0},
+		{"  " + obj + " \r", 2},
+		{"data: " + obj, 6},
+		{"2026-11-30T12:00:00.123Z INFO gateway: " + obj, 39},
+		{"[2026-11-30 12:00:00] " + obj, 22},
+		{"[" + obj + "]", -2}, // an array, the line's value: its element is stored
+		{"data: " + obj + " trailing", -1},
+		{"data: [DONE]", -1},
+		{"data: {" + obj, -1},
+		{obj[:len(obj)-1], -1},                // starts with '{', not a value: no prefix either
+		{strings.Repeat("x", 250) + obj, 250}, // a prefix within maxPrefix
+		{strings.Repeat("x", 256) + obj, -1},
+		{"event: message\n", -1},
+	} {
+		nodes, ok := appendLine([]node{{start: 9}}, []byte(c.line), 64)
+		switch {
+		case c.prefix == -1:
+			if ok || len(nodes) != 1 || nodes[0].start != 9 {
+				t.Errorf("%.60q: %v %v, want no value", c.line, ok, nodes)
+			}
+			continue
+		case !ok:
+			t.Errorf("%.60q: no value", c.line)
+			continue
+		}
+		// The root is the whole line; the object, if it is the root's
+		// value, has no node of its own.
+		want := []node{{start: 9}, {0, int32(len(c.line)), 3}, {int32(c.prefix + 5), int32(c.prefix + 5 + len(long)), 3}}
+		if c.prefix == -2 {
+			want = []node{{start: 9}, {0, int32(len(c.line)), 4}, {1, int32(1 + len(obj)), 4}, {6, int32(6 + len(long)), 4}}
+		}
+		if !slices.Equal(nodes, want) {
+			t.Errorf("%.60q: nodes %v, want %v", c.line, nodes, want)
 		}
 	}
 }

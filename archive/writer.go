@@ -564,7 +564,7 @@ func (s *scanner) scan(b *batch) {
 		first := len(b.nodes)
 		var ok bool
 		if len(line) >= s.min && !hasMarker(line) {
-			b.nodes, ok = appendTree(b.nodes, line, s.min)
+			b.nodes, ok = appendLine(b.nodes, line, s.min)
 		}
 		if !ok || len(b.nodes)-first < 2 {
 			b.nodes = b.nodes[:first]
