@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
@@ -121,9 +123,24 @@ var nasty = map[string]string{
 	"escapes":          `{"s":"` + strings.Repeat(`\"\\\n\u00e9`, 30) + `"}` + "\n",
 	"whitespace":       " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
 	"numbers":          embeddings(3, 200) + "{\"v\":[0.5,\"\x03\",1e-7,0.10,1.0E+5]}\n" + embeddings(2, 100),
+	"inner json":       innerJSONLines(),
 	"prefixes": strings.Repeat("data: {\"a\":\""+strings.Repeat("p", 70)+"\"}\n\n", 3) + "data: [DONE]\n" +
 		"[12:00] {\"b\":[\"" + strings.Repeat("q", 70) + "\"]} \r\n" + "x {\"c\":\"" + strings.Repeat("r", 70) + "\"} y\n" +
 		"  \x01 {\"d\":\"" + strings.Repeat("s", 70) + "\"}\n" + "{ {\"e\":\"" + strings.Repeat("t", 70) + "\"}\n",
+}
+
+// innerJSONLines are records that hold JSON text in strings: escaped once,
+// twice, with a line feed after it (Docker's logs), and two that cannot be
+// taken apart (a marker inside, non-ASCII both raw and escaped).
+func innerJSONLines() string {
+	v := `{"a":"` + strings.Repeat("x", 70) + `","b":{"c":"` + strings.Repeat("é", 40) + `"},"d":["` + strings.Repeat("y", 70) + `"]}`
+	once, _ := json.Marshal(v)
+	twice, _ := json.Marshal(`{"inner":` + string(once) + `,"pad":"` + strings.Repeat("z", 70) + `"}`)
+	long := `\"` + strings.Repeat("w", 70) + `\"`
+	return `{"body":` + string(once) + "}\n" + `{"body":` + string(twice) + "}\n" +
+		`{"log":` + string(once[:len(once)-1]) + `\n"}` + "\n" +
+		`{"bad":"{\"k\":` + long + `,\"m\":\"\u0001` + long[2:] + `}"}` + "\n" +
+		`{"mixed":"{\"k\":\"\u00e9é` + long[2:] + `,\"j\":` + long + `}"}` + "\n"
 }
 
 // embeddings is n JSON lines of float32 vectors of dim numbers, as an
@@ -983,6 +1000,62 @@ func TestPrefixedLines(t *testing.T) {
 				t.Errorf("%q: listed %v, %v", prefix, got.Schemas, err)
 			}
 			r.Close()
+		}
+	}
+}
+
+// TestInnerJSON: records that hold other records as strings of JSON text
+// (a gateway's log of request and response bodies, a container runtime's
+// log lines) have the values inside stored once, as the records
+// themselves do, in every encoder's dialect, and come back byte for byte.
+func TestInnerJSON(t *testing.T) {
+	in := sample.JSONL()
+	_, plain := write(t, in, Options{}, 1<<20)
+	lines := bytes.SplitAfter(in, []byte("\n"))
+	for name, wrap := range map[string]func(i int, line []byte) []byte{
+		"gateway": func(i int, line []byte) []byte {
+			body, _ := json.Marshal(string(bytes.TrimSuffix(line, []byte("\n"))))
+			return fmt.Appendf(nil, `{"ts":%d,"status":200,"body":%s}`+"\n", 1764460800+i, body)
+		},
+		"docker": func(i int, line []byte) []byte {
+			log, _ := json.Marshal(string(line)) // the line feed in it, escaped
+			return fmt.Appendf(nil, `{"log":%s,"stream":"stdout","time":"2026-11-30T12:00:%02d.000Z"}`+"\n", log, i%60)
+		},
+		"python": func(i int, line []byte) []byte {
+			// ensure_ascii: every rune past U+007F escaped, lower-case hex.
+			body, _ := json.Marshal(string(bytes.TrimSuffix(line, []byte("\n"))))
+			var ascii []byte
+			for _, r := range string(body) {
+				switch {
+				case r > 0xFFFF:
+					r -= 0x10000
+					ascii = fmt.Appendf(ascii, `\u%04x\u%04x`, 0xD800+r>>10, 0xDC00+r&0x3FF)
+				case r > 0x7F && r != '\u2028' && r != '\u2029':
+					ascii = fmt.Appendf(ascii, `\u%04x`, r)
+				default:
+					ascii = utf8.AppendRune(ascii, r)
+				}
+			}
+			html := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
+			return fmt.Appendf(nil, `{"request": %s, "id": %d}`+"\n", html.Replace(string(ascii)), i)
+		},
+	} {
+		var p []byte
+		for i, l := range lines {
+			if len(l) > 1 {
+				p = append(p, wrap(i, l)...)
+			}
+		}
+		for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+			roundTrip(t, p, o)
+			_, c := write(t, p, o, 1<<20)
+			// The values inside are those of the sample's records, stored
+			// once each; the bodies are templates, one each, the records
+			// whose bodies hold no value kept as strings.
+			if c.Strings < plain.Strings || c.Strings > plain.Strings+plain.Kept+5 || c.Templates < plain.Templates+plain.Records/2 {
+				t.Errorf("%s, level %d: %d strings, %d templates; the sample's records %d, %d",
+					name, o.Level, c.Strings, c.Templates, plain.Strings, plain.Templates)
+			}
 		}
 	}
 }

@@ -143,8 +143,24 @@
 // a template, its own values of 64 bytes or more stored first, so a
 // template refers only to templates made before it; a reader refuses
 // anything else, and references nested deeper than the JSON may be.
+// A string of 64 bytes or more that is the JSON text of an object or
+// array, escaped (a gateway's log of request bodies, a container
+// runtime's log lines), holding two values of 64 bytes or more, is
+// stored as a template too, if one of the common encoders' dialects
+// escapes that text back to the string's bytes (escape.go):
 //
-// The directory starts with the version of the layout, [Version] (9): a
+//	'"' | dialect | the text unescaped, as a template | '"'
+//
+// where dialect is a letter, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"[flags],
+// flags the escapes beyond '"', '\' and control characters (\b \f \n \r
+// \t named, others \u00xx) that it makes: 1, runes past U+007F as \uXXXX
+// (surrogate pairs past U+FFFF); 2, '<', '>' and '&' as \u escapes; 4,
+// U+2028 and U+2029 as \u escapes; 8, upper-case hex digits; 16, '/' as
+// \/. Its text is expanded, then escaped. The values inside are stored
+// once as any record's are: dev100's records as request bodies of a
+// gateway's log are 30% smaller so (bench/README.md).
+//
+// The directory starts with the version of the layout, [Version] (10): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
 // blocks and plain copies in order: kind, block number (as a delta from
 // the previous entry's; the first from 0) and n: a store block's number

@@ -35,7 +35,7 @@ const (
 // Version is the layout of the archives this package writes, the first
 // field of their directory. A Reader refuses any other with ErrVersion,
 // saying which it found.
-const Version = 9
+const Version = 10
 
 // ErrVersion is what the error about an archive of another layout wraps.
 var ErrVersion = errors.New("archive: a layout of another version")

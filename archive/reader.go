@@ -1554,9 +1554,10 @@ func (r *Reader) decoder() *frameDecoder {
 // Decoding the archive in order, it decodes frames whole (full); reading
 // records by number, only as far as they need.
 type expander struct {
-	r    *Reader
-	last [2]recent
-	full bool
+	r     *Reader
+	last  [2]recent
+	full  bool
+	inner []byte // scratch: a string of JSON text before it is escaped
 }
 
 var expanders sync.Pool
@@ -1645,9 +1646,36 @@ func (x *expander) expand(dst, tmpl []byte, limit, depth int, below uint32, st r
 		if id >= below {
 			return dst, corruptf("template %d refers to template %d, not made before it", below, id)
 		}
-		if dst, err = x.expand(dst, text, limit, depth+1, id, refState{base}); err != nil {
+		if len(text) > 0 && text[0] == '"' {
+			dst, err = x.escaped(dst, text, limit, depth+1, id, base)
+		} else {
+			dst, err = x.expand(dst, text, limit, depth+1, id, refState{base})
+		}
+		if err != nil {
 			return dst, err
 		}
 	}
 	return dst, nil
+}
+
+// escaped appends the expansion of template id, tmpl, a string of JSON
+// text (escape.go): the text expanded, then escaped in its dialect,
+// between quotes.
+func (x *expander) escaped(dst, tmpl []byte, limit, depth int, id, base uint32) ([]byte, error) {
+	flags, ok := dialectFlags(tmpl[min(1, len(tmpl)-1)])
+	if len(tmpl) < 3 || tmpl[len(tmpl)-1] != '"' || !ok {
+		return dst, corruptf("template %d: not a string of JSON text", id)
+	}
+	dst = append(dst, '"')
+	start := len(dst)
+	// Escaping never makes text shorter: unescaped, it fits the limit too.
+	dst, err := x.expand(dst, tmpl[2:len(tmpl)-1], limit, depth, id, refState{base})
+	if err != nil {
+		return dst, err
+	}
+	x.inner = append(x.inner[:0], dst[start:]...)
+	if dst = appendEscaped(dst[:start], x.inner, flags, limit); len(dst) >= limit {
+		return dst, corruptf("record longer than its index says")
+	}
+	return append(dst, '"'), nil
 }

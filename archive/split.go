@@ -8,9 +8,22 @@ const maxDepth = 64
 
 // A node is one JSON value of a line: its byte span, and where the nodes
 // of its subtree end in the pre-order list (children follow their parent).
+// A string that is JSON text escaped (escape.go) has x, one past where
+// that text, unescaped, starts in the scan's unescaped text, and its
+// dialect; its one child is that text's root value, whose span and those
+// of its own children are in the text unescaped, not the line.
 type node struct {
 	start, end int32
 	skip       int32 // index of the first node after this one's subtree
+	x          int32
+	dialect    byte
+}
+
+// inner is where a line's strings of JSON text go unescaped, or nil where
+// they are not looked for.
+type inner struct {
+	text []byte // the texts unescaped, one after another (node.x)
+	back []byte // scratch: a text escaped again, to compare
 }
 
 // maxPrefix bounds the text a line may hold before its JSON value.
@@ -26,8 +39,8 @@ const maxPrefix = 256
 // text, the record's skeleton, as its keys do; without it such a log was
 // kept as lines of text, no value stored once (dev.jsonl behind an ISO
 // timestamp: 8.18x at level 3, against 11.92x; bench/README.md).
-func appendLine(dst []node, src []byte, min int) ([]node, bool) {
-	if nodes, ok := appendTree(dst, src, 0, min); ok {
+func appendLine(dst []node, src []byte, min int, in *inner) ([]node, bool) {
+	if nodes, ok := appendTree(dst, src, 0, min, 0, in); ok {
 		return nodes, true
 	}
 	i := skipSpace(src, 0)
@@ -42,7 +55,7 @@ func appendLine(dst []node, src []byte, min int) ([]node, bool) {
 	if j < 0 {
 		return dst, false
 	}
-	return appendTree(dst, src, i+1+j, min)
+	return appendTree(dst, src, i+1+j, min, 0, in)
 }
 
 // appendTree appends the values of the JSON text src[from:] to dst in
@@ -53,13 +66,14 @@ func appendLine(dst []node, src []byte, min int) ([]node, bool) {
 // well-formed value, optionally surrounded by whitespace. It checks
 // structure (brackets, strings, escapes), not the grammar of numbers and
 // literals: the archive stores the bytes themselves, and needs only spans
-// that begin and end where values do.
-func appendTree(dst []node, src []byte, from, min int) ([]node, bool) {
+// that begin and end where values do. depth is the root's nesting, and in
+// its strings of JSON text go unescaped (nil: not looked for).
+func appendTree(dst []node, src []byte, from, min, depth int, in *inner) ([]node, bool) {
 	root := len(dst)
-	t := treeScan{src: src, nodes: dst, min: int32(min)}
+	t := treeScan{src: src, nodes: dst, min: int32(min), in: in}
 	i := skipSpace(src, from)
 	t.nodes = append(t.nodes, node{})
-	end := t.value(i, 0)
+	end := t.value(i, depth)
 	if end < 0 || skipSpace(src, end) != len(src) {
 		return t.nodes[:root], false
 	}
@@ -72,6 +86,7 @@ type treeScan struct {
 	src   []byte
 	nodes []node
 	min   int32
+	in    *inner
 }
 
 // value returns the end of the value at src[i], or -1.
@@ -110,8 +125,32 @@ func (t *treeScan) child(i, depth int) int {
 		t.nodes = t.nodes[:at]
 		return end
 	}
+	if t.in != nil && t.src[i] == '"' && (t.src[i+1] == '{' || t.src[i+1] == '[') {
+		t.unescaped(at, t.src[i+1:end-1], depth)
+	}
 	t.nodes[at].end, t.nodes[at].skip = int32(end), int32(len(t.nodes))
 	return end
+}
+
+// unescaped lists the values of s, the text of the string of node at, if
+// it is JSON text escaped (escape.go) that holds a value to store: its
+// root, then those values, after node at.
+func (t *treeScan) unescaped(at int, s []byte, depth int) {
+	in := t.in
+	x0 := len(in.text)
+	text, dialect, ok := appendUnescaped(in.text, s, &in.back)
+	if !ok {
+		return
+	}
+	in.text = text
+	n := len(t.nodes)
+	nodes, ok := appendTree(t.nodes, text[x0:], 0, int(t.min), depth+1, in)
+	if !ok || len(nodes)-n < 3 {
+		in.text = in.text[:x0]
+		return
+	}
+	t.nodes = nodes
+	t.nodes[at].x, t.nodes[at].dialect = int32(x0)+1, dialect
 }
 
 // stringEnd returns the end of the string starting at the quote src[i],

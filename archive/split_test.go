@@ -67,9 +67,11 @@ func BenchmarkAppendTree(b *testing.B) {
 	}
 	b.SetBytes(int64(total))
 	var nodes []node
+	var in inner
 	for b.Loop() {
+		in.text = in.text[:0]
 		for _, l := range lines {
-			nodes, _ = appendLine(nodes[:0], l, 64)
+			nodes, _ = appendLine(nodes[:0], l, 64, &in)
 		}
 	}
 }
@@ -98,7 +100,7 @@ func TestAppendLine(t *testing.T) {
 		{strings.Repeat("x", 256) + obj, -1},
 		{"event: message\n", -1},
 	} {
-		nodes, ok := appendLine([]node{{start: 9}}, []byte(c.line), 64)
+		nodes, ok := appendLine([]node{{start: 9}}, []byte(c.line), 64, nil)
 		switch {
 		case c.prefix == -1:
 			if ok || len(nodes) != 1 || nodes[0].start != 9 {
@@ -111,9 +113,9 @@ func TestAppendLine(t *testing.T) {
 		}
 		// The root is the whole line; the object, if it is the root's
 		// value, has no node of its own.
-		want := []node{{start: 9}, {0, int32(len(c.line)), 3}, {int32(c.prefix + 5), int32(c.prefix + 5 + len(long)), 3}}
+		want := []node{{start: 9}, {0, int32(len(c.line)), 3, 0, 0}, {int32(c.prefix + 5), int32(c.prefix + 5 + len(long)), 3, 0, 0}}
 		if c.prefix == -2 {
-			want = []node{{start: 9}, {0, int32(len(c.line)), 4}, {1, int32(1 + len(obj)), 4}, {6, int32(6 + len(long)), 4}}
+			want = []node{{start: 9}, {0, int32(len(c.line)), 4, 0, 0}, {1, int32(1 + len(obj)), 4, 0, 0}, {6, int32(6 + len(long)), 4, 0, 0}}
 		}
 		if !slices.Equal(nodes, want) {
 			t.Errorf("%.60q: nodes %v, want %v", c.line, nodes, want)

@@ -95,7 +95,7 @@ func storedCodes(t *testing.T, packed []byte) bool {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.words.table != nil && bytes.ContainsAny(s.raw, string(jsonCodes[:29])) {
+		if _, coder, ok := r.frameDict(f.block); ok && coder&coderWords != 0 && bytes.ContainsAny(s.raw, string(jsonCodes[:29])) {
 			return true
 		}
 	}

@@ -206,6 +206,7 @@ type batch struct {
 	nodes []node // the splittable records' values, each record's in pre-order
 	keys  []key  // one per node
 	arena []byte // the records' models
+	inner inner  // their strings of JSON text, unescaped
 }
 
 // rec is one record of a batch.
@@ -545,7 +546,7 @@ func newScanner(min int) (*scanner, error) {
 func hasMarker(p []byte) bool { return indexMarker(p) < len(p) }
 
 func (s *scanner) scan(b *batch) {
-	b.nodes, b.keys, b.arena = b.nodes[:0], b.keys[:0], b.arena[:0]
+	b.nodes, b.keys, b.arena, b.inner.text = b.nodes[:0], b.keys[:0], b.arena[:0], b.inner.text[:0]
 	for i := range b.recs {
 		r := &b.recs[i]
 		line := b.buf[r.start:r.end]
@@ -564,7 +565,7 @@ func (s *scanner) scan(b *batch) {
 		first := len(b.nodes)
 		var ok bool
 		if len(line) >= s.min && !hasMarker(line) {
-			b.nodes, ok = appendLine(b.nodes, line, s.min)
+			b.nodes, ok = appendLine(b.nodes, line, s.min, &b.inner)
 		}
 		if !ok || len(b.nodes)-first < 2 {
 			b.nodes = b.nodes[:first]
@@ -573,8 +574,26 @@ func (s *scanner) scan(b *batch) {
 		}
 		r.nodes = int32(first)
 		b.keys = append(b.keys, key{}) // the root's, never looked up
-		for _, nd := range b.nodes[first+1:] {
-			b.keys = append(b.keys, s.h.sum(line[nd.start:nd.end]))
+		b.keys = s.appendKeys(b.keys, b, line, first+1, len(b.nodes))
+	}
+}
+
+// appendKeys appends the keys of nodes from to to of b, whose spans are
+// in src, to dst: the nodes of a string of JSON text have theirs in that
+// text unescaped.
+func (s *scanner) appendKeys(dst []key, b *batch, src []byte, from, to int) []key {
+	for c := from; c < to; c++ {
+		nd := b.nodes[c]
+		dst = append(dst, s.h.sum(src[nd.start:nd.end]))
+		if nd.x != 0 {
+			dst = s.appendKeys(dst, b, b.innerText(c), c+1, int(nd.skip))
+			c = int(nd.skip) - 1
 		}
 	}
+	return dst
+}
+
+// innerText returns the text unescaped of node c, a string of JSON text.
+func (b *batch) innerText(c int) []byte {
+	return b.inner.text[b.nodes[c].x-1:][:b.nodes[c+1].end]
 }
