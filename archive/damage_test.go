@@ -232,6 +232,9 @@ func FuzzReader(f *testing.F) {
 	f.Add(joinBodies(blocksOf(f, max)))
 	nums, _ := write(f, []byte(nasty["numbers"]), Options{batch: 4096, storeFrame: 2048, segment: 2}, 1000)
 	f.Add(joinBodies(blocksOf(f, nums)))
+	// Strings of JSON text, as templates.
+	inner, _ := write(f, []byte(nasty["inner json"]), Options{batch: 512, storeFrame: 256, segment: 2}, 100)
+	f.Add(joinBodies(blocksOf(f, inner)))
 	// Words frames, with a table and with their dictionary's.
 	var lines []byte
 	for i := range 40 {
