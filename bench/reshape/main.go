@@ -19,9 +19,20 @@
 // fields: a UUID, an ISO 8601 timestamp, the user, status, latency, cost
 // and tags.
 //
+// -kind bodies: the gateway's log with each request or response as a
+// string of its JSON text (as encoding/json escapes it), as gateways that
+// keep bodies as text write them.
+//
+// -kind logline: each line behind a container runtime's prefix (CRI's, as
+// Kubernetes nodes keep containers' output: an RFC 3339 timestamp in
+// nanoseconds, the stream, a tag), as a log shipper collects it.
+//
+// -kind sse: each line as a server-sent event ("data: " before it, a
+// blank line after it), as a proxy that logs the stream it passes on.
+//
 // Lines that are not JSON objects, and objects of other shapes (embedding
 // requests, say), pass through unchanged in anthropic, wrapped as the
-// others are in batch and gateway. The same input and seed write the same
+// others are in the other kinds. The same input and seed write the same
 // bytes.
 //
 //	go run ./bench/reshape -kind batch < dev.jsonl > batch.jsonl
@@ -42,7 +53,7 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "anthropic", "anthropic, batch or gateway")
+	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline or sse")
 	seed := flag.Uint64("seed", 1, "random seed (ids, times, latencies)")
 	flag.Parse()
 	r, err := newReshaper(*kind, *seed)
@@ -63,9 +74,15 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 	case "batch":
 		r.line = r.batch
 	case "gateway":
-		r.line = r.gateway
+		r.line = func(obj map[string]json.RawMessage, raw []byte) any { return r.gateway(obj, json.RawMessage(raw)) }
+	case "bodies":
+		r.line = func(obj map[string]json.RawMessage, raw []byte) any { return r.gateway(obj, string(raw)) }
+	case "logline":
+		r.line = r.logline
+	case "sse":
+		r.line = func(_ map[string]json.RawMessage, raw []byte) any { return append(append([]byte("data: "), raw...), '\n') }
 	default:
-		return nil, errors.New("-kind is anthropic, batch or gateway")
+		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline or sse")
 	}
 	return r, nil
 }
@@ -98,7 +115,10 @@ func (r *reshaper) run(in io.Reader, out io.Writer) error {
 			v = r.line(obj, raw)
 		}
 		if v == nil { // as it is
-			w.Write(raw)
+			v = raw
+		}
+		if b, ok := v.([]byte); ok { // text
+			w.Write(b)
 			w.WriteByte('\n')
 			continue
 		}
@@ -187,7 +207,9 @@ func (r *reshaper) batch(obj map[string]json.RawMessage, raw []byte) any {
 	return ordered{{"custom_id", custom}, {"method", "POST"}, {"url", url}, {"body", json.RawMessage(raw)}}
 }
 
-func (r *reshaper) gateway(obj map[string]json.RawMessage, raw []byte) any {
+// gateway returns the gateway's record of obj, whose JSON text is body:
+// the text itself or a string of it.
+func (r *reshaper) gateway(obj map[string]json.RawMessage, body any) any {
 	r.at = r.at.Add(time.Duration(5+r.rng.IntN(4000)) * time.Millisecond)
 	side := "request"
 	if isResponse(obj) {
@@ -203,10 +225,16 @@ func (r *reshaper) gateway(obj map[string]json.RawMessage, raw []byte) any {
 		{"user_id", fmt.Sprintf("user_%d", 1+r.rng.IntN(300))},
 		{"status", 200},
 		{"latency_ms", 80 + r.rng.IntN(9000)},
-		{side, json.RawMessage(raw)},
+		{side, body},
 		{"cost_usd", float64(r.rng.IntN(20000)) / 1e6},
 		{"tags", ordered{{"env", envs[r.rng.IntN(len(envs))]}, {"team", teams[r.rng.IntN(len(teams))]}}},
 	}
+}
+
+// logline returns raw behind a CRI log line's prefix.
+func (r *reshaper) logline(_ map[string]json.RawMessage, raw []byte) any {
+	r.at = r.at.Add(time.Duration(5+r.rng.IntN(4000))*time.Millisecond + time.Duration(r.rng.IntN(1e6)))
+	return append(r.at.AppendFormat(nil, "2006-01-02T15:04:05.000000000Z07:00 stdout F "), raw...)
 }
 
 // claude maps a model name to one of a few of Anthropic's, the same one

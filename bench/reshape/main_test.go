@@ -23,16 +23,22 @@ func reshape(t *testing.T, kind string, in []byte) []byte {
 }
 
 // TestReshape rewrites the embedded sample each way: a line out for each
-// line in, every one JSON where it was; batch and gateway lines hold the
-// line they wrap byte for byte, and anthropic's responses are messages or
+// line in (an event and a blank line for sse), every one JSON where it
+// was but behind logline's and sse's prefixes; batch and gateway lines
+// hold the line they wrap byte for byte, bodies as a string, logline and
+// sse after their prefix, and anthropic's responses are messages or
 // stream events; the same seed writes the same bytes.
 func TestReshape(t *testing.T) {
 	in := append(sample.JSONL(), "not json\n{\"model\":\"x\",\"messages\":\"oops\"}\n"...)
 	lines := bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n"))
-	for _, kind := range []string{"anthropic", "batch", "gateway"} {
+	for _, kind := range []string{"anthropic", "batch", "gateway", "bodies", "logline", "sse"} {
 		out := reshape(t, kind, in)
 		if !bytes.Equal(out, reshape(t, kind, in)) {
 			t.Errorf("%s: two runs wrote different bytes", kind)
+		}
+		if kind == "sse" {
+			// An event a line, and a blank line after each.
+			out = bytes.ReplaceAll(out, []byte("}\n\n"), []byte("}\n"))
 		}
 		got := bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"))
 		if len(got) != len(lines) {
@@ -47,11 +53,25 @@ func TestReshape(t *testing.T) {
 				}
 				continue
 			}
+			switch kind {
+			case "logline", "sse":
+				// The line itself after a prefix.
+				prefix, ok := bytes.CutSuffix(line, lines[i])
+				if !ok || kind == "sse" && string(prefix) != "data: " || kind == "logline" && !bytes.HasSuffix(prefix, []byte("Z stdout F ")) {
+					t.Fatalf("%s: line %d is not the line behind a prefix: %.200s", kind, i, line)
+				}
+				continue
+			}
 			obj = nil // Unmarshal into a map adds to what it holds
 			if err := json.Unmarshal(line, &obj); err != nil {
 				t.Fatalf("%s: line %d: %v: %.200s", kind, i, err, line)
 			}
 			switch kind {
+			case "bodies":
+				var body string
+				if json.Unmarshal(obj["request"], &body) != nil && json.Unmarshal(obj["response"], &body) != nil || body != string(lines[i]) {
+					t.Fatalf("bodies: line %d does not hold the line it wraps as a string: %.200s", i, line)
+				}
 			case "batch", "gateway":
 				var body json.RawMessage
 				if kind == "batch" {
