@@ -80,7 +80,9 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 	case "logline":
 		r.line = r.logline
 	case "sse":
-		r.line = func(_ map[string]json.RawMessage, raw []byte) any { return append(append([]byte("data: "), raw...), '\n') }
+		r.line = func(_ map[string]json.RawMessage, raw []byte) any {
+			return append(append([]byte("data: "), raw...), '\n')
+		}
 	default:
 		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline or sse")
 	}
