@@ -157,8 +157,9 @@
 // (surrogate pairs past U+FFFF); 2, '<', '>' and '&' as \u escapes; 4,
 // U+2028 and U+2029 as \u escapes; 8, upper-case hex digits; 16, '/' as
 // \/. Its text is expanded, then escaped. The values inside are stored
-// once as any record's are: dev100's records as request bodies of a
-// gateway's log are 30% smaller so (bench/README.md).
+// once as any record's are: dev100's records as the bodies of a
+// gateway's log (bench/reshape -kind bodies) are 28% smaller so
+// (bench/README.md).
 //
 // The directory starts with the version of the layout, [Version] (10): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
