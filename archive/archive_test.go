@@ -124,6 +124,8 @@ var nasty = map[string]string{
 	"whitespace":       " { \"a\" : [ \"" + strings.Repeat("x", 70) + "\" , 1 ] }  \r\n",
 	"numbers":          embeddings(3, 200) + "{\"v\":[0.5,\"\x03\",1e-7,0.10,1.0E+5]}\n" + embeddings(2, 100),
 	"inner json":       innerJSONLines(),
+	"pretty": "[\n  {\n    \"a\": \"" + strings.Repeat("p", 70) + "\",\n    \"b\": [\n      \"" + strings.Repeat("q", 70) + "\"\n    ]\n  },\n  \"" +
+		strings.Repeat("p", 70) + "\" \n  \"\\\"cut \"" + strings.Repeat("r", 70) + "\n]\n",
 	"prefixes": strings.Repeat("data: {\"a\":\""+strings.Repeat("p", 70)+"\"}\n\n", 3) + "data: [DONE]\n" +
 		"[12:00] {\"b\":[\"" + strings.Repeat("q", 70) + "\"]} \r\n" + "x {\"c\":\"" + strings.Repeat("r", 70) + "\"} y\n" +
 		"  \x01 {\"d\":\"" + strings.Repeat("s", 70) + "\"}\n" + "{ {\"e\":\"" + strings.Repeat("t", 70) + "\"}\n",
@@ -1056,6 +1058,27 @@ func TestInnerJSON(t *testing.T) {
 				t.Errorf("%s, level %d: %d strings, %d templates; the sample's records %d, %d",
 					name, o.Level, c.Strings, c.Templates, plain.Strings, plain.Templates)
 			}
+		}
+	}
+}
+
+// TestPrettyJSON: JSON pretty-printed, each value of a record on a line of
+// its own, has its strings stored once, the same strings as the records
+// on one line each.
+func TestPrettyJSON(t *testing.T) {
+	in := sample.JSONL()
+	_, plain := write(t, in, Options{}, 1<<20)
+	var p bytes.Buffer
+	for _, l := range bytes.SplitAfter(in, []byte("\n")) {
+		if json.Indent(&p, l, "", "  ") != nil {
+			p.Write(l)
+		}
+	}
+	pretty := p.Bytes()
+	for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+		roundTrip(t, pretty, o)
+		if _, c := write(t, pretty, o, 1<<20); c.Strings != plain.Strings {
+			t.Errorf("level %d: %d strings stored, %d from the records on their lines", o.Level, c.Strings, plain.Strings)
 		}
 	}
 }

@@ -38,24 +38,61 @@ const maxPrefix = 256
 // sent events, as a proxy logs a stream). The prefix stays in the root's
 // text, the record's skeleton, as its keys do; without it such a log was
 // kept as lines of text, no value stored once (dev100 behind CRI's
-// prefix: 8.09x at level 3, now 16.23x; bench/README.md).
+// prefix: 8.09x at level 3, now 16.23x; bench/README.md). A line that is
+// neither has its strings listed (appendStrings).
 func appendLine(dst []node, src []byte, min int, in *inner) ([]node, bool) {
 	if nodes, ok := appendTree(dst, src, 0, min, 0, in); ok {
-		return nodes, true
+		if len(nodes)-len(dst) > 1 || src[skipSpace(src, 0)] != '"' {
+			return nodes, true
+		}
+		// A string alone (an array's element, pretty-printed): itself.
+		return appendStrings(dst, src, min, in)
 	}
-	i := skipSpace(src, 0)
-	if i == len(src) || src[i] == '{' {
-		return dst, false // no prefix: not JSON
+	if i := skipSpace(src, 0); i < len(src) && src[i] != '{' {
+		head := src[i+1:]
+		if len(head) > maxPrefix-i-1 {
+			head = head[:max(0, maxPrefix-i-1)]
+		}
+		if j := bytes.IndexByte(head, '{'); j >= 0 {
+			if nodes, ok := appendTree(dst, src, i+1+j, min, 0, in); ok {
+				return nodes, true
+			}
+		}
 	}
-	head := src[i+1:]
-	if len(head) > maxPrefix-i-1 {
-		head = head[:max(0, maxPrefix-i-1)]
+	return appendStrings(dst, src, min, in)
+}
+
+// appendStrings appends the root (the whole line) and the JSON strings of
+// at least min bytes of src, a line that is not a JSON value, to dst, and
+// reports whether it found any: a line of JSON pretty-printed (a data
+// set's file of one array), a record cut short. A string is a quote, then
+// bytes up to the next quote that no backslash escapes, then the line's
+// end or what may follow a JSON value or key (',', ':', ']', '}'): not a
+// quotation in prose.
+func appendStrings(dst []node, src []byte, min int, in *inner) ([]node, bool) {
+	root := len(dst)
+	t := treeScan{src: src, nodes: append(dst, node{}), min: int32(min), in: in}
+	for i := 0; i < len(src); {
+		q := bytes.IndexByte(src[i:], '"')
+		if q < 0 {
+			break
+		}
+		n := len(t.nodes)
+		if i = t.child(i+q, 1); i < 0 {
+			t.nodes = t.nodes[:n] // a quote not closed
+			break
+		}
+		// Only a string as JSON ends one: at the line's end, or before
+		// what comes after a value or key (not a quotation in prose).
+		if j := skipSpace(src, i); j < len(src) && src[j] != ',' && src[j] != ':' && src[j] != ']' && src[j] != '}' {
+			t.nodes = t.nodes[:n]
+		}
 	}
-	j := bytes.IndexByte(head, '{')
-	if j < 0 {
-		return dst, false
+	if len(t.nodes)-root < 2 {
+		return t.nodes[:root], false
 	}
-	return appendTree(dst, src, i+1+j, min, 0, in)
+	t.nodes[root] = node{start: 0, end: int32(len(src)), skip: int32(len(t.nodes))}
+	return t.nodes, true
 }
 
 // appendTree appends the values of the JSON text src[from:] to dst in

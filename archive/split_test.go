@@ -77,45 +77,56 @@ func BenchmarkAppendTree(b *testing.B) {
 }
 
 // TestAppendLine: a line's value is all of it or, after a prefix of other
-// text, an object running to its end; its stored values are the same
-// spans either way.
+// text, an object running to its end; else its strings that end as JSON
+// strings do are its values. Its stored values are the same spans either
+// way.
 func TestAppendLine(t *testing.T) {
 	long := `"` + strings.Repeat("a", 70) + `"`
 	obj := `{"k":` + long + `,"n":[1,2]}`
 	for _, c := range []struct {
-		line   string
-		prefix int // where the object starts, or -1: no value
+		line  string
+		array bool // the line an array of obj: obj is a value too
+		none  bool // no value
 	}{
-		{obj, 0},
-		{"  " + obj + " \r", 2},
-		{"data: " + obj, 6},
-		{"2026-11-30T12:00:00.123Z INFO gateway: " + obj, 39},
-		{"[2026-11-30 12:00:00] " + obj, 22},
-		{"[" + obj + "]", -2}, // an array, the line's value: its element is stored
-		{"data: " + obj + " trailing", -1},
-		{"data: [DONE]", -1},
-		{"data: {" + obj, -1},
-		{obj[:len(obj)-1], -1},                // starts with '{', not a value: no prefix either
-		{strings.Repeat("x", 250) + obj, 250}, // a prefix within maxPrefix
-		{strings.Repeat("x", 256) + obj, -1},
-		{"event: message\n", -1},
+		{line: obj},
+		{line: "  " + obj + " \r"},
+		{line: "data: " + obj},
+		{line: "2026-11-30T12:00:00.123Z INFO gateway: " + obj},
+		{line: "[2026-11-30 12:00:00] " + obj},
+		{line: "[" + obj + "]", array: true},
+		{line: strings.Repeat("x", 250) + obj}, // a prefix within maxPrefix
+		// Not JSON, nor JSON after a prefix: the string alone.
+		{line: "data: " + obj + " trailing"},
+		{line: "data: {" + obj},
+		{line: obj[:len(obj)-1]}, // cut short
+		{line: strings.Repeat("x", 256) + obj},
+		{line: `    "content": ` + long},
+		{line: `    "content": ` + long + ",\r"},
+		{line: `    ` + long}, // a value, but no value inside it
+		{line: "data: [DONE]", none: true},
+		{line: "event: message\n", none: true},
+		{line: `he said ` + long + `, then left`},
+		{line: `he said ` + long + ` and left`, none: true}, // a quotation
+		{line: `he said ` + long + `.`, none: true},
+		{line: `the quote ` + long[:60], none: true}, // not closed
 	} {
 		nodes, ok := appendLine([]node{{start: 9}}, []byte(c.line), 64, nil)
-		switch {
-		case c.prefix == -1:
+		if c.none {
 			if ok || len(nodes) != 1 || nodes[0].start != 9 {
 				t.Errorf("%.60q: %v %v, want no value", c.line, ok, nodes)
 			}
 			continue
-		case !ok:
+		}
+		if !ok {
 			t.Errorf("%.60q: no value", c.line)
 			continue
 		}
 		// The root is the whole line; the object, if it is the root's
 		// value, has no node of its own.
-		want := []node{{start: 9}, {0, int32(len(c.line)), 3, 0, 0}, {int32(c.prefix + 5), int32(c.prefix + 5 + len(long)), 3, 0, 0}}
-		if c.prefix == -2 {
-			want = []node{{start: 9}, {0, int32(len(c.line)), 4, 0, 0}, {1, int32(1 + len(obj)), 4, 0, 0}, {6, int32(6 + len(long)), 4, 0, 0}}
+		at := int32(strings.Index(c.line, long))
+		want := []node{{start: 9}, {0, int32(len(c.line)), 3, 0, 0}, {at, at + int32(len(long)), 3, 0, 0}}
+		if c.array {
+			want = []node{{start: 9}, {0, int32(len(c.line)), 4, 0, 0}, {1, int32(1 + len(obj)), 4, 0, 0}, {at, at + int32(len(long)), 4, 0, 0}}
 		}
 		if !slices.Equal(nodes, want) {
 			t.Errorf("%.60q: nodes %v, want %v", c.line, nodes, want)
