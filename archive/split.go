@@ -19,6 +19,10 @@ type node struct {
 	dialect    byte
 }
 
+// maxInnerText bounds the strings of JSON text a batch's lines have
+// unescaped.
+const maxInnerText = 2 * MaxLine
+
 // inner is where a line's strings of JSON text go unescaped, or nil where
 // they are not looked for.
 type inner struct {
@@ -175,6 +179,11 @@ func (t *treeScan) child(i, depth int) int {
 func (t *treeScan) unescaped(at int, s []byte, depth int) {
 	in := t.in
 	x0 := len(in.text)
+	if x0+len(s) > maxInnerText {
+		// Strings of JSON text nested as deep as a line allows each hold
+		// much of it: past a batch's worth, the rest stays strings.
+		return
+	}
 	text, dialect, ok := appendUnescaped(in.text, s, &in.back)
 	if !ok {
 		return
