@@ -45,20 +45,50 @@ func write(t testing.TB, in []byte, o Options, piece int) ([]byte, Counts) {
 }
 
 // split cuts in into its records, as a Writer does.
-func split(in []byte) []string {
+func split(in []byte) []string { return splitLong(in, MaxLine) }
+
+// splitLong cuts in into its records, as a Writer whose lines are long
+// past long bytes does (Options.longLine): lines, a long one cut where a
+// value ends at its top level (before a comma at depth 1, or the bracket
+// that closes it) once a piece holds minPiece bytes, else every MaxLine
+// bytes; its line feed goes with its last piece.
+func splitLong(in []byte, long int) []string {
 	var recs []string
 	for len(in) > 0 {
 		i := bytes.IndexByte(in, '\n')
 		if i < 0 {
-			i = len(in) - 1
+			i = len(in)
 		}
-		line := in[:i+1]
-		for len(line) > MaxLine+1 || len(line) == MaxLine+1 && line[MaxLine] != '\n' {
-			recs = append(recs, string(line[:MaxLine]))
-			line = line[MaxLine:]
+		line, p := in[:i], 0
+		if len(line) > long {
+			depth, str, esc := 0, false, false
+			for j, c := range line {
+				cut := false
+				switch {
+				case str:
+					str, esc = esc || c != '"', !esc && c == '\\'
+				case c == '"':
+					str = true
+				case c == '{' || c == '[':
+					depth++
+				case c == '}' || c == ']':
+					depth--
+					cut = depth == 0
+				case c == ',':
+					cut = depth == 1
+				}
+				if cut && j-p >= minPiece {
+					recs = append(recs, string(line[p:j]))
+					p = j
+				}
+				if j+1-p > MaxLine {
+					recs = append(recs, string(line[p:p+MaxLine]))
+					p += MaxLine
+				}
+			}
 		}
-		recs = append(recs, string(line))
-		in = in[i+1:]
+		recs = append(recs, string(in[p:min(i+1, len(in))]))
+		in = in[min(i+1, len(in)):]
 	}
 	return recs
 }
@@ -81,7 +111,7 @@ func roundTrip(t *testing.T, in []byte, o Options) []byte {
 	if !bytes.Equal(back.Bytes(), in) {
 		t.Fatalf("Decode gave %d bytes, want %d", back.Len(), len(in))
 	}
-	recs := split(in)
+	recs := splitLong(in, o.longLen())
 	if dc.Records != int64(len(recs)) || c.Records != dc.Records || dc.Bytes != int64(len(in)) || c.Bytes != dc.Bytes || c.Lines != dc.Lines {
 		t.Errorf("counts: written %+v, read %+v, want %d records", c, dc, len(recs))
 	}
@@ -316,6 +346,8 @@ func TestLongLines(t *testing.T) {
 		long + "\n",
 		long,
 		`{"a":"` + strings.Repeat("q", MaxLine-8) + `"}` + "\n" + `{"a":"` + strings.Repeat("q", MaxLine-8) + `"}`,
+		// One array of records on a line: cut where each ends.
+		"[" + strings.Repeat(`{"a":"`+strings.Repeat("r", 300)+`"}, `, MaxLine/300) + "{}]\n",
 	} {
 		roundTrip(t, []byte(in), Options{})
 	}
@@ -1079,6 +1111,40 @@ func TestPrettyJSON(t *testing.T) {
 		roundTrip(t, pretty, o)
 		if _, c := write(t, pretty, o, 1<<20); c.Strings != plain.Strings {
 			t.Errorf("level %d: %d strings stored, %d from the records on their lines", o.Level, c.Strings, plain.Strings)
+		}
+	}
+}
+
+// TestCutValues: a line longer than the writer's bound (MaxLine, here
+// made small) is cut where its values at the top level end, each piece a
+// record whose values are stored as a line's: a data set's one array of
+// records stores the values its records do on lines of their own.
+func TestCutValues(t *testing.T) {
+	in := sample.JSONL()
+	_, plain := write(t, in, Options{}, 1<<20)
+	var recs [][]byte
+	for _, l := range bytes.Split(in, []byte("\n")) {
+		if json.Valid(l) {
+			recs = append(recs, l)
+		}
+	}
+	array := append(append([]byte("["), bytes.Join(recs, []byte(", "))...), "]\n"...)
+	long := Options{longLine: 4 << 10, batch: 64 << 10}
+	roundTrip(t, array, long)
+	_, c := write(t, array, long, 5000)
+	if c.Strings != plain.Strings || c.Records < int64(len(recs))/2 || c.Kept > 2 {
+		t.Errorf("one array: %d records (%d kept), %d strings; the records on their lines %d strings", c.Records, c.Kept, c.Strings, plain.Strings)
+	}
+	// Lines of other kinds, cut where their values end or at MaxLine.
+	for _, line := range []string{
+		"[" + strings.Repeat("1.5,", 3000) + "2]",
+		`{"a":[` + strings.Repeat(`"[\"{,}]",`, 1000) + `"x"],"b":` + strings.Repeat(`{"c":"`+strings.Repeat("d", 80)+`"},`, 100) + `{}}`,
+		strings.Repeat(`]},"\`, 2000) + "[" + strings.Repeat("x,", 3000),
+		strings.Repeat(`[{"e":"`+strings.Repeat("f", 300)+`"}], `, 100),
+		"no JSON here, " + strings.Repeat("just text, ", 1000),
+	} {
+		for _, o := range []Options{long, {longLine: 1000, batch: 2000, storeFrame: 4000, segment: 2}} {
+			roundTrip(t, []byte(line+"\n"+line), o)
 		}
 	}
 }

@@ -10,12 +10,15 @@
 //
 // Every record comes back byte for byte: stored values are byte spans of
 // the original line (key order, whitespace and escapes are never
-// touched); a line that is not JSON, holds a byte the format uses as a
-// marker (0x00-0x02, which valid JSON never holds raw) or is a piece of a
-// line longer than [MaxLine] is kept as it is; and each record carries its
-// length and CRC-32, checked whenever it is read. A line whose JSON object
-// comes after up to 255 bytes of other text (a log's timestamp and level,
-// an event stream's "data: ") is JSON with that text in its skeleton.
+// touched); a line that is not JSON (but for its strings of 64 bytes or
+// more, where they end as JSON strings do) or holds a byte the format uses
+// as a marker (0x00-0x02, which valid JSON never holds raw) is kept as it
+// is; and each record carries its length and CRC-32, checked whenever it
+// is read. A line whose JSON object comes after up to 255 bytes of other
+// text (a log's timestamp and level, an event stream's "data: ") is JSON
+// with that text in its skeleton. A line longer than [MaxLine] is cut
+// into records where its values at the top level end (a data set's one
+// array of records, each a record), else every MaxLine bytes.
 //
 // # Format
 //

@@ -25,7 +25,8 @@ var storeKinds = [2]byte{kindStrings, kindTemplates}
 // it allocate without bound.
 const (
 	// MaxLine is the longest record: the protocol's message limit. A
-	// Writer cuts longer lines into records of MaxLine bytes.
+	// Writer cuts longer lines into records where their values end, or
+	// of MaxLine bytes.
 	MaxLine = 16 << 20
 	// maxFrame is the most a frame may decode to: a store frame closed
 	// as its last entry, a whole record, takes it past its size.

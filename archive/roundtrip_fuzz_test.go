@@ -23,6 +23,7 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add([]byte(s), byte(1))
 	}
 	f.Add([]byte(`{"model":"gpt-4o","messages":[{"role":"user","content":"`+strings.Repeat("tell me the words of the words ", 4)+`"}]}`+"\n"), byte(2))
+	f.Add([]byte(`[{"a":"`+strings.Repeat("x", 300)+`"}, {"b":["\"]{", "`+strings.Repeat("y", 300)+`"]}]`), byte(0x80))
 	f.Fuzz(func(t *testing.T, data []byte, pick byte) {
 		if len(data) > 32<<10 {
 			return
@@ -41,6 +42,9 @@ func FuzzRoundTrip(f *testing.F) {
 			o.Level, o.ModelMemory, o.MinSize = LevelMax, 1, 16
 		}
 		o.Workers = 1 + int(pick>>4)%3
+		if pick&0x80 != 0 {
+			o.longLine = 300 // long lines cut where their values end
+		}
 		roundTrip(t, append(data[:len(data):len(data)], data...), o)
 	})
 }

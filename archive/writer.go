@@ -42,8 +42,9 @@ type Options struct {
 	FrameSize int
 
 	// Sizes of the units, smaller in tests: input per records block, raw
-	// bytes per store frame, frames per dictionary segment.
-	batch, storeFrame, segment int
+	// bytes per store frame, frames per dictionary segment, and a line's
+	// length from which it is cut where its values end (cutValues).
+	batch, storeFrame, segment, longLine int
 	// noWords: strings frames without words replaced, to compare.
 	noWords bool
 }
@@ -83,6 +84,7 @@ func (o Options) frameSize() int {
 	return maxStoreFrame
 }
 func (o Options) segmentLen() int { return pick(o.segment, defaultSegment) }
+func (o Options) longLen() int    { return pick(o.longLine, MaxLine) }
 
 func pick(v, def int) int {
 	if v > 0 {
@@ -99,8 +101,8 @@ type Counts struct {
 	Lines   int64 // lines (a last one without a line feed included)
 	Bytes   int64 // bytes of input
 	// Kept counts records stored as their bytes, with no value taken out:
-	// not JSON (or no value of MinSize), holding a byte the format uses
-	// as a marker, or a piece of a line longer than MaxLine.
+	// not JSON (or no value of MinSize), or holding a byte the format
+	// uses as a marker.
 	Kept int64
 	// Repeats counts records with the bytes of one before them in their
 	// batch, which have no skeleton of their own (a stream's chunks that
@@ -173,6 +175,7 @@ type Writer struct {
 	cur     *batch
 	partial int // start of the line not yet ended in cur.buf
 	cut     bool
+	long    longScan // a long line's structure, from partial on
 	closed  bool
 	counts  Counts
 	mu      sync.Mutex // guards counts while the pipeline runs
@@ -278,14 +281,21 @@ func (w *Writer) grow(n int) {
 	putBuf(b)
 }
 
-// cutLong cuts pieces of MaxLine bytes off a line that is longer, as they
-// come. At the end of the input (eof), what is left of the line may be
+// cutLong cuts pieces off a line longer than MaxLine (Options.longLine in
+// tests), as they come: where its values end (cutValues), else MaxLine
+// bytes. At the end of the input (eof), what is left of the line may be
 // MaxLine bytes and not be cut.
 func (w *Writer) cutLong(eof bool) error {
+	if w.cut || len(w.cur.buf)-w.partial > w.o.longLen() {
+		if err := w.cutValues(); err != nil {
+			return err
+		}
+	}
 	for len(w.cur.buf)-w.partial > MaxLine {
 		end := w.partial + MaxLine
 		w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flagContinues | flagNoNewline})
 		w.partial, w.cut = end, true
+		w.long.n -= MaxLine
 		if err := w.flushIfFull(); err != nil {
 			return err
 		}
@@ -293,11 +303,76 @@ func (w *Writer) cutLong(eof bool) error {
 	return nil
 }
 
+// A longScan follows the structure of a long line: how far from the
+// line's start in progress it has come, at what nesting, and whether in a
+// string (after a backslash).
+type longScan struct {
+	n        int
+	depth    int
+	str, esc bool
+}
+
+// minPiece is the least a piece of a long line cut where a value ends
+// holds: an array of numbers is not cut into a record a number.
+const minPiece = 256
+
+// cutValues cuts a long line where a value at its top level ends: before
+// the comma after each element of an array on one line (a data set's
+// file of one array, as json.dump writes it without indent), or member
+// of an object, and before the bracket that closes it, once a piece holds
+// minPiece bytes. Each piece is then a value after a comma, which the
+// scanners take apart as a JSON line behind a prefix (appendLine), where
+// pieces of MaxLine bytes were text: dev's records as one line of 21 MB
+// 9.05x at level 3, now as their own lines are (bench/README.md). Only a
+// line longer than MaxLine is so cut, each of its pieces a record.
+func (w *Writer) cutValues() error {
+	s := &w.long
+	for i := w.partial + s.n; i < len(w.cur.buf); i++ {
+		c := w.cur.buf[i]
+		switch {
+		case s.str:
+			switch {
+			case s.esc:
+				s.esc = false
+			case c == '\\':
+				s.esc = true
+			case c == '"':
+				s.str = false
+			}
+			continue
+		case c == '"':
+			s.str = true
+			continue
+		case c == '{' || c == '[':
+			s.depth++
+			continue
+		case c == '}' || c == ']':
+			s.depth--
+			if s.depth != 0 {
+				continue
+			}
+		case c != ',' || s.depth != 1:
+			continue
+		}
+		if i-w.partial < minPiece {
+			continue
+		}
+		w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(i), flags: flagContinues | flagNoNewline})
+		w.partial, w.cut = i, true
+		if err := w.flushIfFull(); err != nil {
+			return err
+		}
+		i = w.partial // the same byte, in the batch that now holds it
+	}
+	s.n = len(w.cur.buf) - w.partial
+	return nil
+}
+
 // endLine ends the line in progress with flags (0, or flagNoNewline for a
 // last line without a line feed).
 func (w *Writer) endLine(flags byte) error {
 	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(len(w.cur.buf)), flags: flags})
-	w.partial, w.cut = len(w.cur.buf), false
+	w.partial, w.cut, w.long = len(w.cur.buf), false, longScan{}
 	w.mu.Lock()
 	w.counts.Lines++
 	w.mu.Unlock()
@@ -552,15 +627,15 @@ func (s *scanner) scan(b *batch) {
 		line := b.buf[r.start:r.end]
 		r.crc = crc.Checksum(line)
 		r.nodes = -1
-		if r.flags&flagContinues != 0 {
-			r.flags |= flagKept
-			continue
-		}
-		if h, err := s.enc.Header(line); err == nil {
-			r.schema = h.Schema
-			r.model = [2]int32{int32(len(b.arena)), int32(len(b.arena) + len(h.Model))}
-			b.arena = append(b.arena, h.Model...)
-			r.flags |= flagListed
+		// A piece of a long line is never listed: its line is what an M2M
+		// v1 header would be of.
+		if r.flags&flagContinues == 0 {
+			if h, err := s.enc.Header(line); err == nil {
+				r.schema = h.Schema
+				r.model = [2]int32{int32(len(b.arena)), int32(len(b.arena) + len(h.Model))}
+				b.arena = append(b.arena, h.Model...)
+				r.flags |= flagListed
+			}
 		}
 		first := len(b.nodes)
 		var ok bool
