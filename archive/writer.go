@@ -323,8 +323,9 @@ const minPiece = 256
 // minPiece bytes. Each piece is then a value after a comma, which the
 // scanners take apart as a JSON line behind a prefix (appendLine), where
 // pieces of MaxLine bytes were text: dev's records as one line of 21 MB
-// 9.05x at level 3, now as their own lines are (bench/README.md). Only a
-// line longer than MaxLine is so cut, each of its pieces a record.
+// 9.05x at level 3, now 12.03x, dev100's 9.10x, now 17.03x (as dev100
+// itself; bench/README.md). Only a line longer than MaxLine is so cut,
+// each of its pieces a record.
 func (w *Writer) cutValues() error {
 	s := &w.long
 	for i := w.partial + s.n; i < len(w.cur.buf); i++ {
