@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -1001,11 +1002,20 @@ func TestCloseReads(t *testing.T) {
 
 // TestPrefixedLines: JSON records behind a prefix on their lines (a log's
 // timestamp and level, an event stream's "data: ") have their values
-// stored once as the same records without it do, and come back byte for
-// byte; they are not listed, not being JSON the codec takes.
+// stored once and are listed as the same records without it are, and
+// come back byte for byte.
 func TestPrefixedLines(t *testing.T) {
 	in := sample.JSONL()
-	_, plain := write(t, in, Options{}, 1<<20)
+	plainPacked, plain := write(t, in, Options{}, 1<<20)
+	pr, err := NewReader(bytes.NewReader(plainPacked), int64(len(plainPacked)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := pr.Contents()
+	pr.Close()
+	if err != nil || len(listed.Schemas) == 0 {
+		t.Fatalf("the sample: listed %v, %v", listed.Schemas, err)
+	}
 	lines := bytes.SplitAfter(in, []byte("\n"))
 	for _, prefix := range []string{"2026-11-30T12:00:%02d.000Z INFO gateway: ", "data: ", "[2026-11-30 12:%02d] "} {
 		var p []byte
@@ -1030,8 +1040,9 @@ func TestPrefixedLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, err := r.Contents(); err != nil || len(got.Schemas) != 0 {
-				t.Errorf("%q: listed %v, %v", prefix, got.Schemas, err)
+			// Listed as the records themselves are.
+			if got, err := r.Contents(); err != nil || !maps.Equal(got.Schemas, listed.Schemas) || !maps.Equal(got.Models, listed.Models) {
+				t.Errorf("%q: listed %v %v, %v; the records themselves %v %v", prefix, got.Schemas, got.Models, err, listed.Schemas, listed.Models)
 			}
 			r.Close()
 		}

@@ -314,13 +314,10 @@ func putPiece(b []byte) {
 }
 
 // checkListing checks that ri lists the schema and model line calls for,
-// or nothing if it is not JSON the codec accepts (with its default limits,
-// as the writer derives them).
+// or nothing if neither it nor the JSON after its prefix is JSON the codec
+// accepts (with its default limits, as the writer derives them: listing).
 func checkListing(enc *codec.Encoder, ri *recIndex, line []byte) error {
-	var h *codec.Header
-	if ri.flags&flagContinues == 0 {
-		h, _ = enc.Header(line)
-	}
+	h, _ := listing(enc, ri.flags, line)
 	switch listed := ri.flags&flagListed != 0; {
 	case h == nil && !listed:
 		return nil

@@ -52,18 +52,31 @@ func appendLine(dst []node, src []byte, min int, in *inner) ([]node, bool) {
 		// A string alone (an array's element, pretty-printed): itself.
 		return appendStrings(dst, src, min, in)
 	}
-	if i := skipSpace(src, 0); i < len(src) && src[i] != '{' {
-		head := src[i+1:]
-		if len(head) > maxPrefix-i-1 {
-			head = head[:max(0, maxPrefix-i-1)]
-		}
-		if j := bytes.IndexByte(head, '{'); j >= 0 {
-			if nodes, ok := appendTree(dst, src, i+1+j, min, 0, in); ok {
-				return nodes, true
-			}
+	if v := prefixed(src); v != nil {
+		if nodes, ok := appendTree(dst, src, len(src)-len(v), min, 0, in); ok {
+			return nodes, true
 		}
 	}
 	return appendStrings(dst, src, min, in)
+}
+
+// prefixed returns what may be the JSON object of the line src after a
+// prefix of other text: src from the first '{' of its first maxPrefix
+// bytes, if it does not start with one (but for whitespace); or nil.
+func prefixed(src []byte) []byte {
+	i := skipSpace(src, 0)
+	if i == len(src) || src[i] == '{' {
+		return nil
+	}
+	head := src[i+1:]
+	if len(head) > maxPrefix-i-1 {
+		head = head[:max(0, maxPrefix-i-1)]
+	}
+	j := bytes.IndexByte(head, '{')
+	if j < 0 {
+		return nil
+	}
+	return src[i+1+j:]
 }
 
 // appendStrings appends the root (the whole line) and the JSON strings of

@@ -628,15 +628,11 @@ func (s *scanner) scan(b *batch) {
 		line := b.buf[r.start:r.end]
 		r.crc = crc.Checksum(line)
 		r.nodes = -1
-		// A piece of a long line is never listed: its line is what an M2M
-		// v1 header would be of.
-		if r.flags&flagContinues == 0 {
-			if h, err := s.enc.Header(line); err == nil {
-				r.schema = h.Schema
-				r.model = [2]int32{int32(len(b.arena)), int32(len(b.arena) + len(h.Model))}
-				b.arena = append(b.arena, h.Model...)
-				r.flags |= flagListed
-			}
+		if h, err := listing(s.enc, r.flags, line); err == nil {
+			r.schema = h.Schema
+			r.model = [2]int32{int32(len(b.arena)), int32(len(b.arena) + len(h.Model))}
+			b.arena = append(b.arena, h.Model...)
+			r.flags |= flagListed
 		}
 		first := len(b.nodes)
 		var ok bool
@@ -653,6 +649,26 @@ func (s *scanner) scan(b *batch) {
 		b.keys = s.appendKeys(b.keys, b, line, first+1, len(b.nodes))
 	}
 }
+
+// listing returns the M2M v1 header of a record with flags: that of its
+// line, JSON the codec takes, or of the JSON after its prefix (a log's
+// timestamp, an event stream's "data: "; prefixed), so that -l counts the
+// models of such logs too. A piece of a long line is never listed: its
+// line is what a header would be of.
+func listing(enc *codec.Encoder, flags byte, line []byte) (*codec.Header, error) {
+	if flags&flagContinues != 0 {
+		return nil, errPiece
+	}
+	h, err := enc.Header(line)
+	if err != nil {
+		if v := prefixed(line); v != nil {
+			h, err = enc.Header(v)
+		}
+	}
+	return h, err
+}
+
+var errPiece = errors.New("archive: a piece of a line")
 
 // appendKeys appends the keys of nodes from to to of b, whose spans are
 // in src, to dst: the nodes of a string of JSON text have theirs in that
