@@ -122,9 +122,11 @@
 // own continues and no newline flags. Logs of stream chunks, in which the
 // same token of the same completion makes the same record (41% of
 // bench/traffic's), are so 26% smaller at level 3 (bench/README.md). A
-// listed record is JSON the M2M codec accepts: its schema and model are
-// what its M2M v1 header would say, which m2m-batch -l counts from the
-// index alone. The skeletons follow one another: a kept record's bytes
+// listed record is JSON the M2M codec accepts, or holds such JSON after a
+// prefix (from the first '{' of its first 256 bytes, if it does not start
+// with one), and is not a piece of a line that the next record continues:
+// its schema and model are what that JSON's M2M v1 header would say,
+// which m2m-batch -l counts from the index alone. The skeletons follow one another: a kept record's bytes
 // (its length of them), a template ended by a line feed, or for a repeat
 // nothing.
 //
