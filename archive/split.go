@@ -42,7 +42,7 @@ const maxPrefix = 256
 // sent events, as a proxy logs a stream). The prefix stays in the root's
 // text, the record's skeleton, as its keys do; without it such a log was
 // kept as lines of text, no value stored once (dev100 behind CRI's
-// prefix: 8.09x at level 3, now 16.23x; bench/README.md). A line that is
+// prefix: 8.09x at level 3, now 16.13x; bench/README.md). A line that is
 // neither has its strings listed (appendStrings).
 func appendLine(dst []node, src []byte, min int, in *inner) ([]node, bool) {
 	if nodes, ok := appendTree(dst, src, 0, min, 0, in); ok {
