@@ -135,6 +135,16 @@ func roundTrip(t *testing.T, in []byte, o Options) []byte {
 	return packed
 }
 
+// bothLevels are the default level and LevelMax, or under -short (the
+// race detector's run) the default level alone: the context model's pace
+// is its own tests'.
+func bothLevels() []Options {
+	if testing.Short() {
+		return []Options{{}}
+	}
+	return []Options{{}, {Level: LevelMax, ModelMemory: 16}}
+}
+
 // small are units that make many blocks, frames and segments of little
 // input.
 var small = Options{batch: 4 << 10, storeFrame: 8 << 10, segment: 3}
@@ -1024,7 +1034,7 @@ func TestPrefixedLines(t *testing.T) {
 				p = append(append(p, strings.ReplaceAll(prefix, "%02d", strconv.Itoa(10+i%50))...), l...)
 			}
 		}
-		for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+		for _, o := range bothLevels() {
 			packed := roundTrip(t, p, o)
 			_, c := write(t, p, o, 1<<20)
 			// A prefix that changes from line to line makes records that
@@ -1091,7 +1101,7 @@ func TestInnerJSON(t *testing.T) {
 				p = append(p, wrap(i, l)...)
 			}
 		}
-		for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+		for _, o := range bothLevels() {
 			roundTrip(t, p, o)
 			_, c := write(t, p, o, 1<<20)
 			// The values inside are those of the sample's records, stored
@@ -1118,7 +1128,7 @@ func TestPrettyJSON(t *testing.T) {
 		}
 	}
 	pretty := p.Bytes()
-	for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
+	for _, o := range bothLevels() {
 		roundTrip(t, pretty, o)
 		if _, c := write(t, pretty, o, 1<<20); c.Strings != plain.Strings {
 			t.Errorf("level %d: %d strings stored, %d from the records on their lines", o.Level, c.Strings, plain.Strings)
