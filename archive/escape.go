@@ -47,19 +47,17 @@ func dialectFlags(c byte) (flags byte, ok bool) {
 	return byte(i), i >= 0
 }
 
-// escapeClass sorts the bytes for escaping: 0 copied as they are, 1
-// escaped always ('"', '\', control characters), 2 escaped in some
-// dialects ('/', '<', '>', '&', bytes past 0x7F).
-var escapeClass = func() (t [256]byte) {
+// mayEscape marks the bytes some dialect escapes: '"', '\', control
+// characters always, '/', '<', '>', '&' and bytes past 0x7F in some.
+var mayEscape = func() (t [256]bool) {
 	for c := range 0x20 {
-		t[c] = 1
+		t[c] = true
 	}
-	t['"'], t['\\'] = 1, 1
-	for _, c := range []byte("/<>&") {
-		t[c] = 2
+	for _, c := range []byte("\"\\/<>&") {
+		t[c] = true
 	}
 	for c := 0x80; c < 0x100; c++ {
-		t[c] = 2
+		t[c] = true
 	}
 	return t
 }()
@@ -77,7 +75,7 @@ func appendEscaped(dst, x []byte, flags byte, limit int) []byte {
 	}
 	for i := 0; i < len(x); {
 		j := i
-		for j < len(x) && escapeClass[x[j]] == 0 {
+		for j < len(x) && !mayEscape[x[j]] {
 			j++
 		}
 		dst = append(dst, x[i:j]...)
