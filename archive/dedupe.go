@@ -497,28 +497,23 @@ func (d *deduper) entry(ctx context.Context, b *batch, line []byte, c, depth int
 	nd := b.nodes[c]
 	text := line[nd.start:nd.end]
 	s, mark, tag := &d.store[0], byte(markString), uint32(0)
-	if nd.x != 0 {
-		// A string of JSON text: a template of that text unescaped,
-		// between a quote and the dialect that escapes it again, and a
-		// quote (escape.go).
+	if nd.x != 0 || text[0] == '{' || text[0] == '[' {
 		s, mark, tag = &d.store[1], markTemplate, idTemplate
+		buf, src, n := d.scratch[depth][:0], line, c
+		if nd.x != 0 {
+			// A string of JSON text: a template of that text unescaped,
+			// between a quote and the dialect that escapes it again, and
+			// a quote (escape.go).
+			buf, src, n = append(buf, '"', nd.dialect), b.innerText(c), c+1
+		}
 		var err error
-		buf := append(d.scratch[depth][:0], '"', nd.dialect)
-		buf, err = d.template(ctx, buf, b, b.innerText(c), c+1, depth+1)
-		if err != nil {
+		if buf, err = d.template(ctx, buf, b, src, n, depth+1); err != nil {
 			return 0, 0, err
 		}
-		d.scratch[depth] = append(buf, '"')
-		text = d.scratch[depth]
-		d.counts.templates++
-	} else if text[0] == '{' || text[0] == '[' {
-		s, mark, tag = &d.store[1], markTemplate, idTemplate
-		var err error
-		d.scratch[depth], err = d.template(ctx, d.scratch[depth][:0], b, line, c, depth+1)
-		if err != nil {
-			return 0, 0, err
+		if nd.x != 0 {
+			buf = append(buf, '"')
 		}
-		text = d.scratch[depth]
+		d.scratch[depth], text = buf, buf
 		d.counts.templates++
 	} else {
 		d.counts.strings++

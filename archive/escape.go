@@ -34,7 +34,6 @@ const (
 	escLines             // U+2028, U+2029 as \u escapes
 	escUpper             // \u escapes in upper-case hex
 	escSlash             // '/' as \/
-	escFlags = escASCII | escHTML | escLines | escUpper | escSlash
 )
 
 // A dialect is written as a letter, dialects[flags]: never a marker, a
@@ -138,6 +137,15 @@ func appendUnescaped(dst, s []byte, back *[]byte) (_ []byte, dialect byte, ok bo
 	start := len(dst)
 	var flags byte
 	lower := false
+	// hex reads a \u escape's four digits, noting their case.
+	hex := func(p []byte) (rune, bool) {
+		r, up, lo, ok := hex4(p)
+		if up {
+			flags |= escUpper
+		}
+		lower = lower || lo
+		return r, ok
+	}
 	for i := 0; i < len(s); {
 		j := i
 		for j < len(s) && s[j] != '\\' {
@@ -168,29 +176,21 @@ func appendUnescaped(dst, s []byte, back *[]byte) (_ []byte, dialect byte, ok bo
 		case 't':
 			dst = append(dst, '\t')
 		case 'u':
-			r, up, lo, ok := hex4(s[j+2:])
+			r, ok := hex(s[j+2:])
 			if !ok {
 				return dst[:start], 0, false
 			}
 			i = j + 6
-			if up {
-				flags |= escUpper
-			}
-			lower = lower || lo
 			if r >= 0xD800 && r < 0xDC00 {
 				// A surrogate pair's first half: the second must follow.
 				if i+1 >= len(s) || s[i] != '\\' || s[i+1] != 'u' {
 					return dst[:start], 0, false
 				}
-				r2, up, lo, ok := hex4(s[i+2:])
+				r2, ok := hex(s[i+2:])
 				if !ok || r2 < 0xDC00 || r2 >= 0xE000 {
 					return dst[:start], 0, false
 				}
 				i += 6
-				if up {
-					flags |= escUpper
-				}
-				lower = lower || lo
 				r = 0x10000 + (r-0xD800)<<10 + r2 - 0xDC00
 			} else if r >= 0xDC00 && r < 0xE000 {
 				return dst[:start], 0, false // a lone second half: not UTF-8

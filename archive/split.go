@@ -94,15 +94,15 @@ func appendStrings(dst []node, src []byte, min int, in *inner) ([]node, bool) {
 		if q < 0 {
 			break
 		}
-		n := len(t.nodes)
+		n, x := t.mark()
 		if i = t.child(i+q, 1); i < 0 {
-			t.nodes = t.nodes[:n] // a quote not closed
+			t.undo(n, x) // a quote not closed
 			break
 		}
 		// Only a string as JSON ends one: at the line's end, or before
 		// what comes after a value or key (not a quotation in prose).
 		if j := skipSpace(src, i); j < len(src) && src[j] != ',' && src[j] != ':' && src[j] != ']' && src[j] != '}' {
-			t.nodes = t.nodes[:n]
+			t.undo(n, x)
 		}
 	}
 	if len(t.nodes)-root < 2 {
@@ -141,6 +141,22 @@ type treeScan struct {
 	nodes []node
 	min   int32
 	in    *inner
+}
+
+// mark returns how many nodes and bytes of unescaped text t has, for
+// undo to go back to.
+func (t *treeScan) mark() (nodes, text int) {
+	if t.in != nil {
+		text = len(t.in.text)
+	}
+	return len(t.nodes), text
+}
+
+func (t *treeScan) undo(nodes, text int) {
+	t.nodes = t.nodes[:nodes]
+	if t.in != nil {
+		t.in.text = t.in.text[:text]
+	}
 }
 
 // value returns the end of the value at src[i], or -1.
