@@ -49,49 +49,132 @@ func write(t testing.TB, in []byte, o Options, piece int) ([]byte, Counts) {
 func split(in []byte) []string { return splitLong(in, MaxLine) }
 
 // splitLong cuts in into its records, as a Writer whose lines are long
-// past long bytes does (Options.longLine): lines, a long one cut where a
-// value ends at its top level (before a comma at depth 1, or the bracket
-// that closes it) once a piece holds minPiece bytes, else every MaxLine
-// bytes; its line feed goes with its last piece.
+// past long bytes does (Options.longLine), written apart from it: lines,
+// those of one JSON value pretty-printed joined (below); a record longer
+// than long cut where a value ends at the top level of its text (before
+// a comma at depth 1, or the bracket that closes it) once a piece holds
+// minPiece bytes, else every MaxLine bytes, its line feed with its last
+// piece, lines joined to it before the cut in its first.
 func splitLong(in []byte, long int) []string {
 	var recs []string
-	for len(in) > 0 {
-		i := bytes.IndexByte(in, '\n')
+	rec := 0        // where the record in progress starts
+	var open []byte // brackets open after the lines joined
+	for at := 0; at < len(in); {
+		i := bytes.IndexByte(in[at:], '\n')
 		if i < 0 {
-			i = len(in)
+			// The last line, no line feed: the rest is a record.
+			recs = append(recs, cutPieces(in[rec:], long)...)
+			rec = len(in)
+			break
 		}
-		line, p := in[:i], 0
-		if len(line) > long {
-			depth, str, esc := 0, false, false
-			for j, c := range line {
-				cut := false
-				switch {
-				case str:
-					str, esc = esc || c != '"', !esc && c == '\\'
-				case c == '"':
-					str = true
-				case c == '{' || c == '[':
-					depth++
-				case c == '}' || c == ']':
-					depth--
-					cut = depth == 0
-				case c == ',':
-					cut = depth == 1
-				}
-				if cut && j-p >= minPiece {
-					recs = append(recs, string(line[p:j]))
-					p = j
-				}
-				if j+1-p > MaxLine {
-					recs = append(recs, string(line[p:p+MaxLine]))
-					p += MaxLine
-				}
+		lineEnd := at + i
+		line := in[at:lineEnd]
+		if lineEnd-rec > long {
+			if pieces := cutPieces(in[rec:lineEnd], long); len(pieces) > 1 {
+				recs = append(recs, pieces[:len(pieces)-1]...)
+				recs = append(recs, pieces[len(pieces)-1]+"\n")
+				rec, at, open = lineEnd+1, lineEnd+1, nil
+				continue
 			}
 		}
-		recs = append(recs, string(in[p:min(i+1, len(in))]))
-		in = in[min(i+1, len(in)):]
+		next := lineEnd + 1
+		var ok bool
+		t := bytes.Trim(line, " \t\r\n")
+		switch {
+		case len(open) == 0 && len(t) >= 2 && (t[0] == '{' || t[0] == '[') && (t[len(t)-1] == '}' || t[len(t)-1] == ']'):
+			ok = false // a JSON line: a record
+		default:
+			open, ok = followBrackets(open, line)
+			if !ok || lineEnd-rec >= maxGroup {
+				// Not one value: each line joined a record.
+				for _, l := range bytes.SplitAfter(in[rec:next], []byte("\n")) {
+					if len(l) > 0 {
+						recs = append(recs, string(l))
+					}
+				}
+				rec, at, open = next, next, nil
+				continue
+			}
+			last := bytes.TrimRight(bytes.TrimSuffix(bytes.TrimRight(line, " \t\r"), []byte(",")), " \t\r")
+			element := len(last) > 0 && (last[len(last)-1] == '}' || last[len(last)-1] == ']')
+			ok = len(open) > 0 && (bytes.Count(open, []byte("{")) > 0 || !element && lineEnd-rec < minPiece)
+		}
+		if !ok {
+			recs = append(recs, string(in[rec:next]))
+			rec = next
+		}
+		at = next
+	}
+	if rec < len(in) { // lines joined, up to the end
+		recs = append(recs, string(in[rec:]))
 	}
 	return recs
+}
+
+// followBrackets returns open, the brackets open before line, with those
+// line opens and closes outside its strings, and false if it closes one
+// not open, of another kind, nests past maxDepth, or ends in a string.
+func followBrackets(open, line []byte) ([]byte, bool) {
+	for j := 0; j < len(line); j++ {
+		switch c := line[j]; c {
+		case '"':
+			for j++; j < len(line) && line[j] != '"'; j++ {
+				if line[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(line) {
+				return nil, false
+			}
+		case '{', '[':
+			if len(open) == maxDepth {
+				return nil, false
+			}
+			open = append(open, c)
+		case '}', ']':
+			if len(open) == 0 || open[len(open)-1] != c-2 {
+				return nil, false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return open, true
+}
+
+// cutPieces cuts text, a record longer than long, where a value at its
+// top level ends once a piece holds minPiece bytes, else every MaxLine
+// bytes; text shorter is one piece.
+func cutPieces(text []byte, long int) []string {
+	var pieces []string
+	p := 0
+	if len(text) > long {
+		depth, str, esc := 0, false, false
+		for j, c := range text {
+			cut := false
+			switch {
+			case str:
+				str, esc = esc || c != '"', !esc && c == '\\'
+			case c == '"':
+				str = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+				cut = depth == 0
+			case c == ',':
+				cut = depth == 1
+			}
+			if cut && j-p >= minPiece {
+				pieces = append(pieces, string(text[p:j]))
+				p = j
+			}
+			if j+1-p > MaxLine {
+				pieces = append(pieces, string(text[p:p+MaxLine]))
+				p += MaxLine
+			}
+		}
+	}
+	return append(pieces, string(text[p:]))
 }
 
 // roundTrip checks that the archive of in decodes to in, whole and record
@@ -167,6 +250,12 @@ var nasty = map[string]string{
 	"inner json":       innerJSONLines(),
 	"pretty": "[\n  {\n    \"a\": \"" + strings.Repeat("p", 70) + "\",\n    \"b\": [\n      \"" + strings.Repeat("q", 70) + "\"\n    ]\n  },\n  \"" +
 		strings.Repeat("p", 70) + "\" \n  \"\\\"cut \"" + strings.Repeat("r", 70) + "\n]\n",
+	"jq": "{\r\n  \"model\": \"m\",\r\n  \"messages\": [\r\n    {\"c\": \"" + strings.Repeat("j", 70) + "\"}\r\n  ]\r\n}\r\n" +
+		"{\n  \"a\": [\n    [],\n    {}\n  ]\n}\n\n{\n  \"b\": \"" + strings.Repeat("k", 70) + "\"\n}",
+	"indented array": "[\n  {\n    \"a\": \"" + strings.Repeat("i", 70) + "\"\n  },\n  [\n    1,\n    2\n  ],\n  \"s\",\n  3,\n" +
+		strings.Repeat("  \""+strings.Repeat("n", 30)+"\",\n", 12) + "  {}\n]\n",
+	"unbalanced":    "f() {\n  x = 1;\n}\ng() {\n  y = \"z\n}\n[\n  1\n}\n" + strings.Repeat("{", 70) + "\n" + strings.Repeat("}", 70) + "\n]\n{\n",
+	"joined at end": "{\n  \"a\": [\n    1,\n",
 	"prefixes": strings.Repeat("data: {\"a\":\""+strings.Repeat("p", 70)+"\"}\n\n", 3) + "data: [DONE]\n" +
 		"[12:00] {\"b\":[\"" + strings.Repeat("q", 70) + "\"]} \r\n" + "x {\"c\":\"" + strings.Repeat("r", 70) + "\"} y\n" +
 		"  \x01 {\"d\":\"" + strings.Repeat("s", 70) + "\"}\n" + "{ {\"e\":\"" + strings.Repeat("t", 70) + "\"}\n",
@@ -1115,25 +1204,68 @@ func TestInnerJSON(t *testing.T) {
 	}
 }
 
-// TestPrettyJSON: JSON pretty-printed, each value of a record on a line of
-// its own, has its strings stored once, the same strings as the records
-// on one line each.
+// TestPrettyJSON: the lines of a JSON value pretty-printed are one
+// record (Writer.joins), taken apart as the value on a line is: the
+// sample's records indented one after another (as jq writes them) and as
+// one indented array (as json.dump(indent=2) does) store the strings the
+// records on their lines do, list the same models, and compress within a
+// fifth of them, where each line a record (before) cost twice as much.
 func TestPrettyJSON(t *testing.T) {
 	in := sample.JSONL()
-	_, plain := write(t, in, Options{}, 1<<20)
-	var p bytes.Buffer
+	plainPacked, plain := write(t, in, Options{}, 1<<20)
+	plainList := contents(t, plainPacked)
+	var jq, array bytes.Buffer
+	array.WriteString("[\n")
+	objects := 0
 	for _, l := range bytes.SplitAfter(in, []byte("\n")) {
-		if json.Indent(&p, l, "", "  ") != nil {
-			p.Write(l)
+		l = bytes.TrimSuffix(l, []byte("\n"))
+		if json.Indent(&jq, l, "", "  ") != nil {
+			jq.Write(l)
+		}
+		jq.WriteByte('\n')
+		if json.Valid(l) {
+			if objects++; objects > 1 {
+				array.WriteString(",\n")
+			}
+			array.WriteString("  ")
+			json.Indent(&array, l, "  ", "  ")
 		}
 	}
-	pretty := p.Bytes()
-	for _, o := range bothLevels() {
-		roundTrip(t, pretty, o)
-		if _, c := write(t, pretty, o, 1<<20); c.Strings != plain.Strings {
-			t.Errorf("level %d: %d strings stored, %d from the records on their lines", o.Level, c.Strings, plain.Strings)
+	array.WriteString("\n]\n")
+	for name, pretty := range map[string][]byte{"jq": jq.Bytes(), "array": array.Bytes()} {
+		for _, o := range bothLevels() {
+			roundTrip(t, pretty, o)
+			packed, c := write(t, pretty, o, 1<<20)
+			if c.Strings != plain.Strings || c.Lines != int64(bytes.Count(pretty, []byte("\n"))) {
+				t.Errorf("%s, level %d: %d strings stored, %d lines; the records on their lines %d strings", name, o.Level, c.Strings, c.Lines, plain.Strings)
+			}
+			if o.Level == LevelMax {
+				continue
+			}
+			list := contents(t, packed)
+			if !maps.Equal(list.Models, plainList.Models) || !maps.Equal(list.Schemas, plainList.Schemas) {
+				t.Errorf("%s: listed %v %v, the records on their lines %v %v", name, list.Schemas, list.Models, plainList.Schemas, plainList.Models)
+			}
+			if len(packed) > len(plainPacked)*6/5 {
+				t.Errorf("%s: %d bytes, the records on their lines %d", name, len(packed), len(plainPacked))
+			}
 		}
 	}
+}
+
+// contents lists the archive packed.
+func contents(t *testing.T, packed []byte) *Contents {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, err := r.Contents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // TestCutValues: a line longer than the writer's bound (MaxLine, here

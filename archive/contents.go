@@ -86,9 +86,7 @@ func (r *Reader) Contents() (*Contents, error) {
 				if r.cut != nil {
 					// The container's index, which had the totals, is
 					// lost: the records' own.
-					if ri.flags&flagContinues == 0 {
-						c.Lines++
-					}
+					c.Lines += lines(ri.flags, ri.feeds)
 					c.Bytes += int64(ri.length)
 					if ri.flags&flagNoNewline == 0 {
 						c.Bytes++

@@ -235,6 +235,10 @@ func FuzzReader(f *testing.F) {
 	// Strings of JSON text, as templates.
 	inner, _ := write(f, []byte(nasty["inner json"]), Options{batch: 512, storeFrame: 256, segment: 2}, 100)
 	f.Add(joinBodies(blocksOf(f, inner)))
+	// Lines joined: their templates ended by 0x00, their line feeds
+	// counted in the index.
+	joined, _ := write(f, []byte(nasty["jq"]+nasty["indented array"]), Options{batch: 512, storeFrame: 256, segment: 2}, 100)
+	f.Add(joinBodies(blocksOf(f, joined)))
 	// Words frames, with a table and with their dictionary's.
 	var lines []byte
 	for i := range 40 {
@@ -352,6 +356,52 @@ func TestForgedListing(t *testing.T) {
 	}
 	if _, err := r.Decode(context.Background(), io.Discard, DecodeOptions{Check: true}); !errors.Is(err, ErrListing) || !strings.Contains(err.Error(), "Xpt-") {
 		t.Fatalf("with Check: %v", err)
+	}
+}
+
+// TestForgedFeeds: the line feeds an index says lines joined hold,
+// changed with every checksum right, are ErrCorrupt: none, or one more
+// than the record holds.
+func TestForgedFeeds(t *testing.T) {
+	in := []byte(strings.Repeat("{\n  \"a\": [\n    \"x\"\n  ]\n}\n", 3))
+	packed, _ := write(t, in, Options{}, 4096)
+	bodies := blocksOf(t, packed)
+	rb := bodies[0]
+	n, k, _ := varint.Uvarint64(rb[1:])
+	_, idxAt, err := parseFrame(rb[1+k:], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crcs := rb[1+k : len(rb)-len(idxAt)]
+	idxF, rest, err := parseFrame(idxAt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := newFrameDecoder()
+	idx, err := d.decode(nil, idxF, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The backs, then the flags, then the first record's length and line
+	// feeds (4).
+	at := 0
+	for range n {
+		_, k, _ := varint.Uvarint64(idx[at:])
+		at += k
+	}
+	if idx[at]&flagLines == 0 || idx[at+int(n)+1] != 4 {
+		t.Fatalf("index %q: the first record not of lines joined, 4 line feeds", idx)
+	}
+	for _, feeds := range []byte{0, 5} {
+		forgedIdx := bytes.Clone(idx)
+		forgedIdx[at+int(n)+1] = feeds
+		forged := append(append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...), crcs...)
+		forged = appendFrameHeader(forged, coderStored, -1, len(forgedIdx), len(forgedIdx))
+		forged = append(append(forged, forgedIdx...), rest...)
+		bodies[0] = forged
+		if _, err := readAll(frameBodies(bodies)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "line feeds") {
+			t.Errorf("%d line feeds: %v", feeds, err)
+		}
 	}
 }
 

@@ -125,9 +125,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 				}
 				p.records++
 				p.bytes += int64(len(p.out) - at)
-				if rb.recs[i].flags&flagContinues == 0 {
-					p.lines++
-				}
+				p.lines += lines(rb.recs[i].flags, rb.recs[i].feeds)
 				if len(p.out) >= pieceSize || i == len(rb.recs)-1 {
 					if err := send(p, cap(p.out)); err != nil {
 						return err

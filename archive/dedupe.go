@@ -336,6 +336,9 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 		} else {
 			flags = append(flags, r.flags)
 			lens = varint.AppendUvarint64(lens, uint64(len(line)))
+			if r.flags&flagLines != 0 {
+				lens = varint.AppendUvarint64(lens, uint64(r.feeds))
+			}
 			if r.flags&flagListed != 0 {
 				model := b.arena[r.model[0]:r.model[1]]
 				id, ok := modelIDs[string(model)]
@@ -361,15 +364,13 @@ func (d *deduper) add(ctx context.Context, b *batch) error {
 				if skel, err = d.template(ctx, skel, b, line, int(r.nodes), 0); err != nil {
 					return err
 				}
-				skel = append(skel, '\n')
+				skel = append(skel, templateEnds(r.flags))
 			}
 		}
 		d.skel.ends.add(len(skel))
 		counts.Records++
 		counts.Bytes += int64(len(line))
-		if r.flags&flagContinues == 0 {
-			counts.Lines++
-		}
+		counts.Lines += int(lines(r.flags, int(r.feeds)))
 		if r.flags&flagNoNewline == 0 {
 			counts.Bytes++
 		}

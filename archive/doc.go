@@ -16,7 +16,15 @@
 // is; and each record carries its length and CRC-32, checked whenever it
 // is read. A line whose JSON object comes after up to 255 bytes of other
 // text (a log's timestamp and level, an event stream's "data: ") is JSON
-// with that text in its skeleton. A line longer than [MaxLine] is cut
+// with that text in its skeleton, and so is one followed by a comma (an
+// array's element). The lines of a JSON value pretty-printed are one
+// record (each element of a data set's one indented array; each object
+// of jq's output): a line that ends inside an object or array, brackets
+// counted outside strings, is joined by those after it up to the one
+// that closes all it opened, or ends where only arrays are open, closing
+// an object or array or once the record holds 256 bytes; lines that turn out not to be one value (a line
+// ending inside a string or closing a bracket not open) or reach 1 MiB
+// stay a record each. A line longer than [MaxLine] is cut
 // into records where its values at the top level end (a data set's one
 // array of records, each a record), else every MaxLine bytes.
 //
@@ -107,8 +115,11 @@
 // as far as the 128 KiB that end what it needs: a zstd block's worth.
 //
 // A records block's index is columns, for its n records: n uvarint backs
-// (below), n flags bytes (0x01 kept, 0x02 listed, 0x04 repeat, 0x40
-// continues, 0x80 no newline), a uvarint length per record but repeats,
+// (below), n flags bytes (0x01 kept, 0x02 listed, 0x04 repeat, 0x08
+// lines, 0x40 continues, 0x80 no newline), a uvarint length per record
+// but repeats, each of lines joined (0x08) followed by a uvarint count of
+// the line feeds within it (1 or more; -l counts lines by it, and a read
+// checks it),
 // one schema byte per listed record but repeats, one uvarint model number
 // per listed record but repeats, then the block's models (uvarint count,
 // then uvarint length and bytes each). Each record has a CRC-32 of its
@@ -125,10 +136,11 @@
 // listed record is JSON the M2M codec accepts, or holds such JSON after a
 // prefix (from the first '{' of its first 256 bytes, if it does not start
 // with one), and is not a piece of a line that the next record continues:
-// its schema and model are what that JSON's M2M v1 header would say,
+// its schema and model are what that JSON's M2M v1 header would say
+// (a comma after it aside),
 // which m2m-batch -l counts from the index alone. The skeletons follow one another: a kept record's bytes
-// (its length of them), a template ended by a line feed, or for a repeat
-// nothing.
+// (its length of them), a template ended by a line feed (by 0x00 for
+// lines joined, which hold line feeds), or for a repeat nothing.
 //
 // A template is JSON text (a skeleton, any text before it on its line)
 // in which 0x01 then a uvarint n stands for the text of a string, and
@@ -166,7 +178,7 @@
 // gateway's log (bench/reshape -kind bodies) are 28% smaller so
 // (bench/README.md).
 //
-// The directory starts with the version of the layout, [Version] (10): a
+// The directory starts with the version of the layout, [Version] (11): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
 // blocks and plain copies in order: kind, block number (as a delta from
 // the previous entry's; the first from 0) and n: a store block's number

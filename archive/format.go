@@ -36,7 +36,7 @@ const (
 // Version is the layout of the archives this package writes, the first
 // field of their directory. A Reader refuses any other with ErrVersion,
 // saying which it found.
-const Version = 10
+const Version = 11
 
 // ErrVersion is what the error about an archive of another layout wraps.
 var ErrVersion = errors.New("archive: a layout of another version")

@@ -470,6 +470,7 @@ type recIndex struct {
 	flags     byte
 	length    int
 	crc       uint32
+	feeds     int      // line feeds within it (flagLines)
 	src       int      // the record whose skeleton is its: itself, or the first of its bytes (flagRepeat)
 	skel, end int      // its skeleton, in the block's (none of its own for a repeat: its place)
 	refs      refState // what its skeleton's references are coded against
@@ -577,7 +578,7 @@ func locate(recs []recIndex, skel []byte, from int) (int, error) {
 			}
 			ri.end = at + ri.length
 		} else {
-			end, err := templateEnd(skel, at, '\n')
+			end, err := templateEnd(skel, at, templateEnds(ri.flags))
 			if err == errNotEnded {
 				break
 			}
@@ -616,7 +617,7 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 		}
 		recs[i].flags = flags[i]
 		if flags[i]&flagRepeat != 0 {
-			if flags[i]&(flagKept|flagListed) != 0 || recs[i].src == i {
+			if flags[i]&(flagKept|flagListed|flagLines) != 0 || recs[i].src == i {
 				return nil, corruptf("record %d: a repeat of no record", i)
 			}
 			continue // its length below
@@ -630,6 +631,13 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 			return nil, corruptf("record length")
 		}
 		recs[i].length, p = int(l), p[k:]
+		if flags[i]&flagLines != 0 {
+			f, k, err := varint.Uvarint64(p)
+			if err != nil || f == 0 || f > l {
+				return nil, corruptf("record's line feeds")
+			}
+			recs[i].feeds, p = int(f), p[k:]
+		}
 	}
 	if len(p) < listed {
 		return nil, corruptf("index cut short")
@@ -662,8 +670,8 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 		if ri.flags&flagRepeat != 0 {
 			// What its bytes make it, the first record of them's.
 			o := &recs[ri.src]
-			ri.src, ri.length, ri.schema, ri.model = o.src, o.length, o.schema, o.model
-			ri.flags |= o.flags & (flagKept | flagListed)
+			ri.src, ri.length, ri.feeds, ri.schema, ri.model = o.src, o.length, o.feeds, o.schema, o.model
+			ri.flags |= o.flags & (flagKept | flagListed | flagLines)
 			continue
 		}
 		if ri.flags&flagListed == 0 {
@@ -683,6 +691,16 @@ func parseIndexOnly(idx, crcs []byte, n int) ([]recIndex, error) {
 
 // errNotEnded reports a template that runs to the end of what is decoded.
 var errNotEnded = corruptf("template not ended")
+
+// templateEnds is the byte that ends the template of a record with flags
+// in a skeletons frame: a line feed, or for lines joined (flagLines), which
+// hold line feeds, 0x00, which no template holds.
+func templateEnds(flags byte) byte {
+	if flags&flagLines != 0 {
+		return 0
+	}
+	return '\n'
+}
 
 // templateEnd returns the offset of the byte end (not a marker) that ends
 // the template starting at src[at], stepping over references, whose bytes
@@ -1595,11 +1613,16 @@ func (x *expander) record(dst []byte, rb *recordsBlock, i int) ([]byte, error) {
 	if got := crc.Checksum(dst[start:]); got != ri.crc {
 		return dst[:start], corruptf("record checksum %08x, expected %08x", got, ri.crc)
 	}
+	if ri.feeds > 0 && bytes.Count(dst[start:], newline) != ri.feeds {
+		return dst[:start], corruptf("record of %d line feeds, its index says %d", bytes.Count(dst[start:], newline), ri.feeds)
+	}
 	if ri.flags&flagNoNewline == 0 {
 		dst = append(dst, '\n')
 	}
 	return dst, nil
 }
+
+var newline = []byte{'\n'}
 
 // expand appends tmpl with its references replaced by their entries'
 // text, up to limit bytes of dst, its references coded against st. A

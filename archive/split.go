@@ -42,22 +42,40 @@ const maxPrefix = 256
 // sent events, as a proxy logs a stream). The prefix stays in the root's
 // text, the record's skeleton, as its keys do; without it such a log was
 // kept as lines of text, no value stored once (dev100 behind CRI's
-// prefix: 8.09x at level 3, now 16.13x; bench/README.md). A line that is
+// prefix: 8.09x at level 3, now 16.13x; bench/README.md). Either may be
+// followed by a comma, which stays there too: an element of an array
+// written a line, or lines (Writer.joins), an element. A line that is
 // neither has its strings listed (appendStrings).
 func appendLine(dst []node, src []byte, min int, in *inner) ([]node, bool) {
-	if nodes, ok := appendTree(dst, src, 0, min, 0, in); ok {
-		if len(nodes)-len(dst) > 1 || src[skipSpace(src, 0)] != '"' {
-			return nodes, true
-		}
+	v := trimComma(src)
+	nodes, ok := appendTree(dst, v, 0, min, 0, in)
+	if ok && len(nodes)-len(dst) == 1 && v[skipSpace(v, 0)] == '"' {
 		// A string alone (an array's element, pretty-printed): itself.
 		return appendStrings(dst, src, min, in)
 	}
-	if v := prefixed(src); v != nil {
-		if nodes, ok := appendTree(dst, src, len(src)-len(v), min, 0, in); ok {
-			return nodes, true
+	if !ok {
+		if p := prefixed(v); p != nil {
+			nodes, ok = appendTree(dst, v, len(v)-len(p), min, 0, in)
 		}
 	}
-	return appendStrings(dst, src, min, in)
+	if !ok {
+		return appendStrings(dst, src, min, in)
+	}
+	nodes[len(dst)].end = int32(len(src)) // the comma in the root's text
+	return nodes, true
+}
+
+// trimComma returns src without the comma that ends it, whitespace aside,
+// if one does.
+func trimComma(src []byte) []byte {
+	j := len(src)
+	for j > 0 && isSpace(src[j-1]) {
+		j--
+	}
+	if j > 0 && src[j-1] == ',' {
+		return src[:j-1]
+	}
+	return src
 }
 
 // prefixed returns what may be the JSON object of the line src after a

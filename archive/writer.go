@@ -175,7 +175,8 @@ type Writer struct {
 	cur     *batch
 	partial int // start of the line not yet ended in cur.buf
 	cut     bool
-	long    longScan // a long line's structure, from partial on
+	long    longScan  // a long line's structure, from partial on
+	group   lineGroup // lines of one value pretty-printed, joined into a record (joins)
 	closed  bool
 	counts  Counts
 	mu      sync.Mutex // guards counts while the pipeline runs
@@ -218,6 +219,7 @@ type rec struct {
 	flags      byte
 	crc        uint32
 	nodes      int32 // the record's first node in batch.nodes (its root), or -1
+	feeds      int32 // line feeds within it (flagLines)
 	schema     codec.Schema
 	model      [2]int32 // span of the model in batch.arena
 }
@@ -227,10 +229,20 @@ const (
 	flagKept      = 0x01 // the skeleton is the record's bytes, line_len of them
 	flagListed    = 0x02 // the record has a schema and model in the index
 	flagRepeat    = 0x04 // the same bytes as the record its CRC-32 refers to (format.go): no length, schema, model or skeleton of its own
+	flagLines     = 0x08 // lines joined (joins): line feeds within it, how many in the index
 	flagContinues = 0x40 // a piece of a line the next record continues
 	flagNoNewline = 0x80 // not followed by a line feed in the input
-	flagsDefined  = flagKept | flagListed | flagRepeat | flagContinues | flagNoNewline
+	flagsDefined  = flagKept | flagListed | flagRepeat | flagLines | flagContinues | flagNoNewline
 )
+
+// lines is how many lines of the input a record with flags and feeds
+// line feeds within it ends: a piece of a line ends none of its own.
+func lines(flags byte, feeds int) int64 {
+	if flags&flagContinues != 0 {
+		return int64(feeds)
+	}
+	return int64(feeds) + 1
+}
 
 // Write queues the JSONL in p. It blocks while the pipeline is full.
 func (w *Writer) Write(p []byte) (int, error) {
@@ -260,7 +272,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		if i >= 0 && len(chunk) == len(line) {
 			p = p[1:]
 			n++
-			if err := w.endLine(0); err != nil {
+			if err := w.lineEnd(); err != nil {
 				return n, err
 			}
 		}
@@ -292,9 +304,8 @@ func (w *Writer) cutLong(eof bool) error {
 		}
 	}
 	for len(w.cur.buf)-w.partial > MaxLine {
-		end := w.partial + MaxLine
-		w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flagContinues | flagNoNewline})
-		w.partial, w.cut = end, true
+		w.add(w.partial+MaxLine, flagContinues|flagNoNewline)
+		w.cut = true
 		w.long.n -= MaxLine
 		if err := w.flushIfFull(); err != nil {
 			return err
@@ -358,8 +369,8 @@ func (w *Writer) cutValues() error {
 		if i-w.partial < minPiece {
 			continue
 		}
-		w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(i), flags: flagContinues | flagNoNewline})
-		w.partial, w.cut = i, true
+		w.add(i, flagContinues|flagNoNewline)
+		w.cut = true
 		if err := w.flushIfFull(); err != nil {
 			return err
 		}
@@ -372,12 +383,177 @@ func (w *Writer) cutValues() error {
 // endLine ends the line in progress with flags (0, or flagNoNewline for a
 // last line without a line feed).
 func (w *Writer) endLine(flags byte) error {
-	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(len(w.cur.buf)), flags: flags})
-	w.partial, w.cut, w.long = len(w.cur.buf), false, longScan{}
+	n := lines(flags, w.group.feeds)
+	w.add(len(w.cur.buf), flags)
+	w.cut, w.long, w.group.at = false, longScan{}, 0
 	w.mu.Lock()
-	w.counts.Lines++
+	w.counts.Lines += n
 	w.mu.Unlock()
 	return w.flushIfFull()
+}
+
+// add ends a record at end of the batch's buffer, with flags, and the
+// line feeds joined into it.
+func (w *Writer) add(end int, flags byte) {
+	if w.group.feeds > 0 {
+		flags |= flagLines
+	}
+	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flags, feeds: int32(w.group.feeds)})
+	w.partial, w.group.feeds = end, 0
+}
+
+// maxGroup bounds the lines joined into one record: past it, the record
+// ends with the line that reached it.
+const maxGroup = 1 << 20
+
+// A lineGroup follows the brackets of the lines joined into the record in
+// progress (joins): how many are open after its last line, which of them
+// are arrays, how many line feeds it holds, and where its last line
+// starts, from the record's start.
+type lineGroup struct {
+	depth     int
+	arrays    uint64 // bit d: the bracket open at depth d+1 is '['
+	feeds, at int
+}
+
+// lineEnd ends the line that ends the batch's buffer (its line feed
+// read, not in the buffer): a record, or joined by the next into one
+// (joins), or the end of lines joined that turned out not to be one
+// value, each then a record of its own.
+func (w *Writer) lineEnd() error {
+	switch w.joins() {
+	case join:
+		w.grow(1)
+		w.cur.buf = append(w.cur.buf, '\n')
+		w.group.feeds++
+		w.group.at = len(w.cur.buf) - w.partial
+		return nil
+	case unjoin:
+		w.unjoin()
+	}
+	return w.endLine(0)
+}
+
+const (
+	end    = iota // the line ends a record
+	join          // the next line joins it
+	unjoin        // the lines joined before it and it are a record each
+)
+
+// joins says what the line that ends the batch's buffer does: the lines
+// of a JSON value pretty-printed, as json.dump(indent=2) and jq write
+// them, are one record whose values are taken apart as a line's are,
+// where a record a line cost an index entry and a CRC-32 each and kept no
+// object whole (dev as one indented array: 11.16x at level 3, now 13.20x;
+// bench/README.md). A line that ends inside an object or array, brackets
+// counted outside strings from the last line that ended outside all, is
+// joined by the next, up to the line that closes them all, or one that
+// ends where only arrays are open, closing an object or array or once the
+// record holds minPiece bytes (a data set's one indented array: each
+// element a record, the bracket that opens it in the first; numbers one a
+// line, a record of some). A line that ends inside a string, closes a
+// bracket not open or of the other kind, or nests past maxDepth, is no
+// JSON pretty-printed, nor are lines joined up to maxGroup bytes: they
+// are then a record each, as they would have been (prose with a '{' not
+// closed on its line), and brackets are counted again from outside all. A
+// line outside all that starts with '{' or '[' and ends with '}' or ']'
+// (whitespace aside), as JSONL's do, is a record, not scanned.
+func (w *Writer) joins() int {
+	g := &w.group
+	line := w.cur.buf[w.partial+g.at:]
+	switch {
+	case w.cut: // a long line cut where its values end: ends with it
+		g.depth, g.arrays = 0, 0
+		return end
+	case g.depth == 0 && whole(line):
+		return end
+	case !g.scan(line) || len(w.cur.buf)-w.partial >= maxGroup:
+		g.depth, g.arrays = 0, 0
+		return unjoin
+	case g.depth == 0:
+		return end
+	}
+	open := uint64(1)<<g.depth - 1
+	if g.arrays&open == open && (closes(line) || len(w.cur.buf)-w.partial >= minPiece) {
+		return end
+	}
+	return join
+}
+
+// closes reports whether line ends with '}' or ']', a comma and whitespace
+// aside: the end of an array's element that is an object or array.
+func closes(line []byte) bool {
+	line = trimComma(line)
+	for len(line) > 0 && isSpace(line[len(line)-1]) {
+		line = line[:len(line)-1]
+	}
+	return len(line) > 0 && (line[len(line)-1] == '}' || line[len(line)-1] == ']')
+}
+
+// unjoin makes each line joined into the record in progress a record,
+// their line feeds taken out of the batch's buffer, so that the line
+// that ends it is in progress alone.
+func (w *Writer) unjoin() {
+	b := w.cur.buf
+	rest, to := b[w.partial:], w.partial
+	for range w.group.feeds {
+		i := bytes.IndexByte(rest, '\n')
+		copy(b[to:], rest[:i])
+		w.cur.recs = append(w.cur.recs, rec{start: int32(to), end: int32(to + i)})
+		to, rest = to+i, rest[i+1:]
+	}
+	w.cur.buf = b[:to+copy(b[to:], rest)]
+	w.mu.Lock()
+	w.counts.Lines += int64(w.group.feeds)
+	w.mu.Unlock()
+	w.partial, w.group.feeds, w.group.at = to, 0, 0
+}
+
+// whole reports whether line starts with '{' or '[' and ends with '}' or
+// ']', whitespace aside.
+func whole(line []byte) bool {
+	i, j := skipSpace(line, 0), len(line)
+	for j > i && isSpace(line[j-1]) {
+		j--
+	}
+	return j-i >= 2 && (line[i] == '{' || line[i] == '[') && (line[j-1] == '}' || line[j-1] == ']')
+}
+
+// scan follows the brackets of line, outside strings, and reports whether
+// it ends outside a string, closing only brackets open, of their kind,
+// and nesting no deeper than maxDepth.
+func (g *lineGroup) scan(line []byte) bool {
+	str, esc := false, false
+	for _, c := range line {
+		switch {
+		case str:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				str = false
+			}
+		case c == '"':
+			str = true
+		case c == '{' || c == '[':
+			if g.depth == maxDepth {
+				return false
+			}
+			g.arrays &^= 1 << g.depth
+			if c == '[' {
+				g.arrays |= 1 << g.depth
+			}
+			g.depth++
+		case c == '}' || c == ']':
+			if g.depth == 0 || (c == ']') != (g.arrays>>(g.depth-1)&1 != 0) {
+				return false
+			}
+			g.depth--
+		}
+	}
+	return !str
 }
 
 // batchCap is the room a batch starts with: its size, and some of the
@@ -444,6 +620,13 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	err := w.ctx.Err()
+	if err == nil && w.group.feeds > 0 && len(w.cur.buf)-w.partial == w.group.at {
+		// The input ends with the line feed last joined: it ends the
+		// record instead.
+		w.cur.buf = w.cur.buf[:len(w.cur.buf)-1]
+		w.group.feeds--
+		err = w.endLine(0)
+	}
 	if err == nil && (len(w.cur.buf) > w.partial || w.cut) {
 		if err = w.cutLong(true); err == nil {
 			err = w.endLine(flagNoNewline)
@@ -652,13 +835,15 @@ func (s *scanner) scan(b *batch) {
 
 // listing returns the M2M v1 header of a record with flags: that of its
 // line, JSON the codec takes, or of the JSON after its prefix (a log's
-// timestamp, an event stream's "data: "; prefixed), so that -l counts the
+// timestamp, an event stream's "data: "; prefixed), a comma after it
+// aside (an array's element), so that -l counts the
 // models of such logs too. A piece of a long line is never listed: its
 // line is what a header would be of.
 func listing(enc *codec.Encoder, flags byte, line []byte) (*codec.Header, error) {
 	if flags&flagContinues != 0 {
 		return nil, errPiece
 	}
+	line = trimComma(line)
 	h, err := enc.Header(line)
 	if err != nil {
 		if v := prefixed(line); v != nil {

@@ -30,10 +30,17 @@
 // -kind sse: each line as a server-sent event ("data: " before it, a
 // blank line after it), as a proxy that logs the stream it passes on.
 //
+// -kind pretty: each line's JSON indented by two spaces, one value after
+// another, as jq . writes them.
+//
+// -kind array: the lines' JSON values as one array, indented by two
+// spaces, as Python's json.dump(data, indent=2) writes a data set (lines
+// that are not JSON left out: an array holds values).
+//
 // Lines that are not JSON objects, and objects of other shapes (embedding
-// requests, say), pass through unchanged in anthropic, wrapped as the
-// others are in the other kinds. The same input and seed write the same
-// bytes.
+// requests, say), pass through unchanged in anthropic, pretty and array
+// (but for array's text), wrapped as the others are in the other kinds.
+// The same input and seed write the same bytes.
 //
 //	go run ./bench/reshape -kind batch < dev.jsonl > batch.jsonl
 package main
@@ -53,7 +60,7 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline or sse")
+	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline, sse, pretty or array")
 	seed := flag.Uint64("seed", 1, "random seed (ids, times, latencies)")
 	flag.Parse()
 	r, err := newReshaper(*kind, *seed)
@@ -83,8 +90,18 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 		r.line = func(_ map[string]json.RawMessage, raw []byte) any {
 			return append(append([]byte("data: "), raw...), '\n')
 		}
+	case "pretty":
+		r.text = func(raw []byte) []byte {
+			var b bytes.Buffer
+			if json.Indent(&b, raw, "", "  ") != nil {
+				return raw
+			}
+			return b.Bytes()
+		}
+	case "array":
+		r.text, r.end = r.element, r.closeArray
 	default:
-		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline or sse")
+		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline, sse, pretty or array")
 	}
 	return r, nil
 }
@@ -99,6 +116,36 @@ type reshaper struct {
 	at   time.Time // the gateway's clock
 	n    int       // lines read
 	line func(obj map[string]json.RawMessage, raw []byte) any
+	// text, where not nil, writes each line in place of line (text, or
+	// nothing), then end.
+	text     func(raw []byte) []byte
+	end      func() []byte
+	elements int // array's, so far
+}
+
+// element returns raw, JSON, as an element of array's one array: after
+// the bracket that opens it, or the comma after the one before; nothing
+// for a line that is not JSON.
+func (r *reshaper) element(raw []byte) []byte {
+	if !json.Valid(raw) {
+		return nil
+	}
+	var b bytes.Buffer
+	if r.elements++; r.elements == 1 {
+		b.WriteString("[\n  ")
+	} else {
+		b.WriteString(",\n  ")
+	}
+	json.Indent(&b, raw, "  ", "  ")
+	return b.Bytes()
+}
+
+// closeArray ends array's array.
+func (r *reshaper) closeArray() []byte {
+	if r.elements == 0 {
+		return []byte("[]\n")
+	}
+	return []byte("\n]\n")
 }
 
 // run rewrites each line of in to out.
@@ -111,6 +158,15 @@ func (r *reshaper) run(in io.Reader, out io.Writer) error {
 	for sc.Scan() {
 		raw := sc.Bytes()
 		r.n++
+		if r.text != nil {
+			if t := r.text(raw); t != nil {
+				w.Write(t)
+				if r.end == nil {
+					w.WriteByte('\n')
+				}
+			}
+			continue
+		}
 		var obj map[string]json.RawMessage
 		var v any
 		if json.Unmarshal(raw, &obj) == nil && obj != nil {
@@ -130,6 +186,9 @@ func (r *reshaper) run(in io.Reader, out io.Writer) error {
 	}
 	if err := sc.Err(); err != nil {
 		return err
+	}
+	if r.end != nil {
+		w.Write(r.end())
 	}
 	return w.Flush()
 }

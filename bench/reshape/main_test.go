@@ -100,3 +100,41 @@ func TestReshape(t *testing.T) {
 		}
 	}
 }
+
+// TestReshapeIndented: pretty writes each JSON line indented, the text
+// lines as they were, and array the JSON lines as one indented array;
+// compacted again, each value is its line.
+func TestReshapeIndented(t *testing.T) {
+	in := append(sample.JSONL(), "not json\n[1, {\"a\": \"b\"}]\n"...)
+	var values [][]byte
+	for _, l := range bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n")) {
+		if json.Valid(l) {
+			var c bytes.Buffer
+			json.Compact(&c, l)
+			values = append(values, c.Bytes())
+		}
+	}
+	var elems []json.RawMessage
+	out := reshape(t, "array", in)
+	if err := json.Unmarshal(out, &elems); err != nil || len(elems) != len(values) || !bytes.HasPrefix(out, []byte("[\n  {\n    \"")) {
+		t.Fatalf("array: %v, %d elements of %d: %.100q", err, len(elems), len(values), out)
+	}
+	for i, e := range elems {
+		var c bytes.Buffer
+		if json.Compact(&c, e); !bytes.Equal(c.Bytes(), values[i]) {
+			t.Fatalf("array: element %d is %.100s, want %.100s", i, c.Bytes(), values[i])
+		}
+	}
+	out = reshape(t, "pretty", in)
+	if !bytes.Contains(out, []byte("\nnot json\n")) || bytes.Count(out, []byte("\n")) < 5*len(values) {
+		t.Fatalf("pretty: %d lines for %d values", bytes.Count(out, []byte("\n")), len(values))
+	}
+	d := json.NewDecoder(bytes.NewReader(bytes.Replace(out, []byte("\nnot json\n"), []byte("\n"), 1)))
+	for i := range values {
+		var v json.RawMessage
+		var c bytes.Buffer
+		if err := d.Decode(&v); err != nil || json.Compact(&c, v) != nil || !bytes.Equal(c.Bytes(), values[i]) {
+			t.Fatalf("pretty: value %d: %v, %.100s, want %.100s", i, err, c.Bytes(), values[i])
+		}
+	}
+}
