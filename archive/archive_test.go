@@ -196,11 +196,15 @@ func roundTrip(t *testing.T, in []byte, o Options) []byte {
 		t.Fatalf("Decode gave %d bytes, want %d", back.Len(), len(in))
 	}
 	recs := splitLong(in, o.longLen())
-	if dc.Records != int64(len(recs)) || c.Records != dc.Records || dc.Bytes != int64(len(in)) || c.Bytes != dc.Bytes || c.Lines != dc.Lines {
-		t.Errorf("counts: written %+v, read %+v, want %d records", c, dc, len(recs))
+	lines := int64(bytes.Count(in, []byte("\n")))
+	if len(in) > 0 && in[len(in)-1] != '\n' {
+		lines++
 	}
-	if r.Records() != int64(len(recs)) {
-		t.Fatalf("%d records, want %d", r.Records(), len(recs))
+	if dc.Records != int64(len(recs)) || c.Records != dc.Records || dc.Bytes != int64(len(in)) || c.Bytes != dc.Bytes || c.Lines != lines || dc.Lines != lines {
+		t.Errorf("counts: written %+v, read %+v, want %d records, %d lines", c, dc, len(recs), lines)
+	}
+	if r.Records() != int64(len(recs)) || r.ix.Lines != lines {
+		t.Fatalf("%d records, %d lines in the index, want %d, %d", r.Records(), r.ix.Lines, len(recs), lines)
 	}
 	// Record by record, from a Reader of its own: frames decoded only as
 	// far as the records need, not whole as Decode left them in r.

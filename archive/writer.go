@@ -383,12 +383,8 @@ func (w *Writer) cutValues() error {
 // endLine ends the line in progress with flags (0, or flagNoNewline for a
 // last line without a line feed).
 func (w *Writer) endLine(flags byte) error {
-	n := lines(flags, w.group.feeds)
 	w.add(len(w.cur.buf), flags)
 	w.cut, w.long, w.group.at = false, longScan{}, 0
-	w.mu.Lock()
-	w.counts.Lines += n
-	w.mu.Unlock()
 	return w.flushIfFull()
 }
 
@@ -399,6 +395,9 @@ func (w *Writer) add(end int, flags byte) {
 		flags |= flagLines
 	}
 	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flags, feeds: int32(w.group.feeds)})
+	w.mu.Lock()
+	w.counts.Lines += lines(flags, w.group.feeds)
+	w.mu.Unlock()
 	w.partial, w.group.feeds = end, 0
 }
 
@@ -460,11 +459,12 @@ const (
 // (whitespace aside), as JSONL's do, is a record, not scanned.
 func (w *Writer) joins() int {
 	g := &w.group
-	line := w.cur.buf[w.partial+g.at:]
-	switch {
-	case w.cut: // a long line cut where its values end: ends with it
+	if w.cut { // a long line cut where its values end: ends with it
 		g.depth, g.arrays = 0, 0
 		return end
+	}
+	line := w.cur.buf[w.partial+g.at:]
+	switch {
 	case g.depth == 0 && whole(line):
 		return end
 	case !g.scan(line) || len(w.cur.buf)-w.partial >= maxGroup:
