@@ -18,7 +18,7 @@ type Block struct {
 	Offset  int64 // in the file
 	First   int64 // number of its first record
 	Records int
-	Lines   int // records that end a line
+	Lines   int // lines its records end (an archive's record may hold several)
 	Body    []byte
 
 	size int64  // of the whole block in the file

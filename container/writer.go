@@ -25,7 +25,7 @@ type indexEntry struct {
 // Counts describe what a block holds.
 type Counts struct {
 	Records int   // records in the block
-	Lines   int   // records that end a line
+	Lines   int   // lines the records end (an archive's record may hold several)
 	Bytes   int64 // bytes of original input, line feeds included
 }
 
