@@ -13,8 +13,13 @@
 // Vectors of float32s sent as base64 (an embedding API's
 // encoding_format "base64") go to the same columns, a mark a vector: as
 // text they cost about 6 bits a character at any LZ level, 32 bits a
-// number. It knows nothing of JSON or archives: package archive splits a
-// frame's raw bytes with it when numbers are much of them.
+// number. Other runs of base64 of minBlob characters or more (images,
+// audio, files sent inline as data URLs or "data" fields) go to a column
+// of their bytes as they are, a mark a run: as text they cost ~6.1-6.5
+// bits a character at zstd's levels, where their bytes, compressed
+// already (JPEG, PNG, MP3), are 6 bits a character stored. It knows
+// nothing of JSON or archives: package archive splits a frame's raw bytes
+// with it when numbers are much of them.
 //
 // A number is taken only if writing its value back gives the same bytes:
 // the shortest digits of its float32 or float64 (strconv's shortest
@@ -32,12 +37,15 @@
 // byte of the input also by a Mark (its kind says so). Columns, for the
 // text's n marks (none at all if n is 0):
 //
-//	cols = uvarint n | kind * n | uvarint count * vectors | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
-//	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7
+//	cols = uvarint n | kind * n | uvarint count * vectors | uvarint length * blobs
+//	       | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
+//	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7 | blob bytes
 //
 // kind is 0xff for a Mark byte of the input, 0xfe for a vector (its
 // count of float32s, in order, follows the kinds; see appendVector for
-// what is taken as one), else bits: 0x01 float64 (else float32), 0x02
+// what is taken as one), 0xfd for a blob, a run of base64 of other bytes
+// (its length in bytes, in order, follows the vectors' counts, and its
+// bytes end the columns; see blobEnd), else bits: 0x01 float64 (else float32), 0x02
 // exponent form (else fixed), 0x04 'E' (else 'e'), 0x08 '+' before an
 // exponent that is not negative, 0x10 exponent of at least two digits,
 // 0x20 ".0" after a mantissa without fraction digits. f32 are the float32
@@ -80,6 +88,7 @@ const (
 	kindExp2   = 0x10
 	kindDot0   = 0x20
 	kindBits   = 0x3f
+	kindBlob   = 0xfd // the mark is a run of base64 of other bytes
 	kindVector = 0xfe // the mark is a vector of float32s in base64
 	kindMark   = 0xff // the mark is a Mark byte of the input
 )
@@ -103,8 +112,9 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	var kinds []byte
 	var f32, f64 []uint64 // the bits of the numbers of each width, in order
 	var buf [64]byte
-	last := 0       // src[last:] is not yet in text
-	var vecs []byte // uvarint counts of the vectors' float32s
+	last := 0                  // src[last:] is not yet in text
+	var vecs []byte            // uvarint counts of the vectors' float32s
+	var blobLens, blobs []byte // uvarint lengths of the blobs, and their bytes
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if c == Mark {
@@ -120,6 +130,18 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 					text = append(append(text, src[last:i]...), Mark)
 					kinds = append(kinds, kindVector)
 					vecs = varint.AppendUvarint64(vecs, uint64(len(f32)-n))
+					taken += j - i
+					last = j
+					i = j - 1
+					continue
+				}
+			}
+			if j := blobEnd(src, i); j > i {
+				if b, err := strictBase64.AppendDecode(blobs, src[i:j]); err == nil {
+					text = append(append(text, src[last:i]...), Mark)
+					kinds = append(kinds, kindBlob)
+					blobLens = varint.AppendUvarint64(blobLens, uint64(len(b)-len(blobs)))
+					blobs = b
 					taken += j - i
 					last = j
 					i = j - 1
@@ -158,6 +180,7 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	cols = varint.AppendUvarint64(cols, uint64(len(kinds)))
 	cols = append(cols, kinds...)
 	cols = append(cols, vecs...)
+	cols = append(cols, blobLens...)
 	c32 := make([]byte, 4*len(f32))
 	for i, b := range f32 {
 		for p, c := range bytes32(b) {
@@ -180,7 +203,7 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 		cols = appendHuffman(cols, c.b[c.n:2*c.n], &s)
 		cols = append(cols, c.b[2*c.n:]...)
 	}
-	return text, cols, len(kinds), taken
+	return text, append(cols, blobs...), len(kinds), taken
 }
 
 // Chunks of a Huffman-coded column: what one huff0 table covers.
@@ -279,7 +302,7 @@ func readHuffman(col, b []byte, s *huff0.Scratch) ([]byte, error) {
 // found faster than splitting it: a caller that splits only where numbers
 // are a share of the bytes asks first. It tries the bound quickBound
 // finds at ~1.6 GB/s, then, where that is not below n, the tighter one of
-// wordBound at ~0.6 GB/s (hex, long tokens, base64 images).
+// wordBound at ~0.6 GB/s (hex, long tokens).
 func MightTake(src []byte, n int) bool {
 	return quickBound(src) >= n && wordBound(src) >= n
 }
@@ -315,7 +338,8 @@ func quickBound(src []byte) int {
 // bytes, minDigits[0] of them digits or more. A vector is a run of base64
 // that starts after a byte that is not base64 (padding is not), has, its
 // padding included, vectorChar to maxVectorChar bytes, a multiple of 4,
-// and whose first kilobyte could be one (mightBeVector).
+// and whose first kilobyte could be one (mightBeVector); a blob, such a
+// run as blobEnd takes.
 func wordBound(src []byte) int {
 	taken := 0
 	word, digits, number, real := 0, 0, false, false // the word so far
@@ -327,7 +351,7 @@ func wordBound(src []byte) int {
 		word, digits = 0, 0
 	}
 	endRun := func(end int) { // the run of base64 so far ends at end
-		if n := run + pad; n >= vectorChar && n <= maxVectorChar && n%4 == 0 && mightBeVector(src[end-n:end]) {
+		if n := run + pad; n >= vectorChar && n%4 == 0 && (n <= maxVectorChar && mightBeVector(src[end-n:end]) || blobEnd(src, end-n) == end) {
 			taken += n
 		}
 		run, pad = 0, 0
@@ -636,6 +660,7 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 type Joiner struct {
 	f32, f64 []byte
 	vecs     []int // float32s a vector
+	blobs    []int // bytes a blob
 	s        huff0.Scratch
 }
 
@@ -654,12 +679,14 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d numbers in %d bytes of columns", n, len(cols))
 	}
 	kinds := cols[:n]
-	n32, n64, nv := 0, 0, 0
+	n32, n64, nv, nb := 0, 0, 0, 0
 	for _, k := range kinds {
 		switch {
 		case k == kindMark:
 		case k == kindVector:
 			nv++
+		case k == kindBlob:
+			nb++
 		case k&^kindBits != 0:
 			return dst, corruptf("kind %#x", k)
 		case k&kind64 != 0:
@@ -687,6 +714,22 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		}
 		j.vecs = append(j.vecs, int(c))
 	}
+	// A blob's bytes are in the columns: their length bounds its length.
+	j.blobs = j.blobs[:0]
+	blobBytes := 0
+	for range nb {
+		c, k, err := varint.Uvarint64(cols)
+		if err != nil || c < minBlob/4*3-2 || c > uint64(len(cols)) {
+			return dst, corruptf("blob of %d bytes", c)
+		}
+		cols = cols[k:]
+		if blobBytes += int(c); blobBytes > len(cols) {
+			return dst, corruptf("blobs of %d bytes in %d bytes of columns", blobBytes, len(cols))
+		}
+		j.blobs = append(j.blobs, int(c))
+	}
+	blobs := cols[len(cols)-blobBytes:]
+	cols = cols[:len(cols)-blobBytes]
 	j.f32, j.f64 = grow(j.f32, 4*n32), grow(j.f64, 8*n64)
 	f32, f64, s := j.f32, j.f64, &j.s
 	for _, c := range [2]struct {
@@ -712,7 +755,7 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d bytes after the columns", len(cols))
 	}
 	start := len(dst)
-	i32, i64, iv := 0, 0, 0
+	i32, i64, iv, ib := 0, 0, 0, 0
 	for _, k := range kinds {
 		at := indexMark(text)
 		if at < 0 {
@@ -734,6 +777,13 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 			}
 			dst = appendBase64(dst, f32, n32, i32, c)
 			i32, iv = i32+c, iv+1
+		case k == kindBlob:
+			c := j.blobs[ib]
+			if len(dst)-start+base64.StdEncoding.EncodedLen(c) > limit {
+				return dst[:start], corruptf("text longer than %d bytes", limit)
+			}
+			dst = base64.StdEncoding.AppendEncode(dst, blobs[:c])
+			blobs, ib = blobs[c:], ib+1
 		case k&kind64 != 0:
 			var c [8]byte
 			for p := range c {
@@ -832,6 +882,44 @@ func vectorEnd(src []byte, i int) int {
 	}
 	return j
 }
+
+// Blobs: runs of base64 that are not vectors, minBlob characters or more,
+// of upper- and lower-case letters and digits (not hex, not a word), as
+// a strict decoder takes them (so that they encode back to themselves).
+const minBlob = 256
+
+// blobEnd returns the end of the run of base64 starting at src[i],
+// padding included, if it could be a blob; else i.
+func blobEnd(src []byte, i int) int {
+	j, classes := i, 0
+	for j < len(src) && isBase64[src[j]] {
+		classes |= int(blobClass[src[j]])
+		j++
+	}
+	for k := 0; k < 2 && j < len(src) && src[j] == '='; k++ {
+		j++
+	}
+	if n := j - i; n < minBlob || n%4 != 0 || classes != 7 || j < len(src) && src[j] == '=' {
+		return i
+	}
+	return j
+}
+
+// blobClass is 1 for an upper-case letter, 2 for a lower-case one, 4 for
+// a digit.
+var blobClass = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			t[c] = 1
+		case 'a' <= c && c <= 'z':
+			t[c] = 2
+		case isDigit(byte(c)):
+			t[c] = 4
+		}
+	}
+	return t
+}()
 
 // appendVector appends to f32 the bits of the float32s run encodes, if it
 // is a vector; else it returns f32 as it was, and false.

@@ -211,6 +211,23 @@ func TestCorrupt(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
+	// Blobs' lengths: short of a blob, past the columns, and the bytes one
+	// short and one over.
+	btext, bcols, _, _ := Split(nil, nil, []byte(`"`+base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\xde\xad\xbe\xef\x01\x23\x45\x67\x89\xab", 30)))+`",0.12345678`))
+	at := 1 + 2 // the count and two kinds, then the blob's length
+	for name, c := range map[string][]byte{
+		"blob too short":   append(append(bytes.Clone(bcols[:at]), 100, 0), bcols[at+2:]...),
+		"blob past cols":   append(append(bytes.Clone(bcols[:at]), 0xff, 0x7f), bcols[at+2:]...),
+		"blob bytes short": bcols[:len(bcols)-1],
+		"blob bytes over":  append(bytes.Clone(bcols), 0),
+	} {
+		if _, err := Join(nil, btext, c, 1<<20); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+	if got, err := Join(nil, btext, bcols, 1<<20); err != nil || bcols[1] != kindBlob || bcols[at] != 0xac || bcols[at+1] != 0x02 {
+		t.Fatalf("the blob's columns %x: %q, %v", bcols[:at+2], got, err)
+	}
 	// A float64 of NaN bits, and one whose fixed form is 300 digits.
 	for _, bits := range []uint64{math.Float64bits(math.NaN()), math.Float64bits(1e300), math.Float64bits(math.Inf(-1))} {
 		b := bytes64(bits)
@@ -266,8 +283,63 @@ func TestVectors(t *testing.T) {
 	}
 }
 
+// TestBlobs: runs of base64 of minBlob characters or more, of both
+// cases and digits, that are no vector, are taken as their bytes, which
+// the columns hold as they are; shorter runs, hex, words, runs that do
+// not encode back, and other alphabets stay text.
+func TestBlobs(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	noise := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	image, shortest := noise(30000), noise(190)
+	bad := []byte(noise(1000))
+	bad[len(bad)-3]++ // before "==": padding bits no longer zero
+	for _, tc := range []struct {
+		name, in string
+		blobs    int
+	}{
+		{"a data URL", `{"url":"data:image/jpeg;base64,` + image + `"}`, 1},
+		{"two, and numbers", `["` + noise(300) + `",1.2345678,"` + noise(301) + `"]`, 2},
+		{"shortest (256 with ==)", `"` + shortest + `"`, 1},
+		{"too short", `"` + shortest[:252] + `"`, 0},
+		{"a vector", `"` + base64Vector(1536) + `"`, 0},
+		{"hex", `"` + strings.Repeat("0123456789abcdef", 64) + `"`, 0},
+		{"letters and digits, one case", `"` + strings.ToLower(image[:4000]) + `"`, 0},
+		{"padding bits", `"` + string(bad) + `"`, 0},
+		{"third =", `"` + image[:4000] + `="`, 0},
+		{"URL alphabet", `"` + strings.NewReplacer("+", "-", "/", "_").Replace(image) + `"`, 0},
+		{"MIME lines", `"` + mimeLines(image[:4000]) + `"`, 0},
+	} {
+		text, cols, n, taken := roundTrip(t, []byte(tc.in))
+		var kinds []byte
+		if n > 0 {
+			kinds = cols[1 : 1+n] // n < 128: a one-byte count
+		}
+		if blobs := bytes.Count(kinds, []byte{kindBlob}); blobs != tc.blobs {
+			t.Errorf("%s: %d blobs taken (%d marks: %.60q), want %d", tc.name, blobs, n, text, tc.blobs)
+		}
+		if tc.blobs > 0 && len(cols) > taken*3/4+16 {
+			t.Errorf("%s: %d bytes of columns for %d of base64", tc.name, len(cols), taken)
+		}
+	}
+}
+
+// mimeLines is b64 in lines of 76 characters, as JSON escapes them.
+func mimeLines(b64 string) string {
+	var lines []string
+	for len(b64) > 76 {
+		lines, b64 = append(lines, b64[:76]), b64[76:]
+	}
+	return strings.Join(append(lines, b64), `\n`)
+}
+
 // TestMightTake: the bound rules out what has no numbers though its
-// digits are many, and not what has them.
+// digits are many, and not what has them (nor an image in base64: a blob).
 func TestMightTake(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	image := make([]byte, 3<<10)
@@ -282,7 +354,8 @@ func TestMightTake(t *testing.T) {
 		{"integers", strings.Repeat(`{"id":12345678,"created":1732500000},`, 20), false},
 		{"hex", strings.Repeat(`"0123456789abcdef0123456789abcdef",`, 20), false},
 		{"one long word", strings.Repeat("0123456789abcdef", 1<<10), false},
-		{"an image", `"data:image/png;base64,` + base64.StdEncoding.EncodeToString(image) + `"`, false},
+		{"an image", `"data:image/png;base64,` + base64.StdEncoding.EncodeToString(image) + `"`, true},
+		{"an image's base64, lower case", `"` + strings.ToLower(base64.StdEncoding.EncodeToString(image)) + `"`, false},
 		{"logprobs", strings.Repeat(`{"token":"a","logprob":-0.0012345678},`, 20), true},
 		{"a vector", `"` + base64Vector(64) + `"`, true},
 	} {
@@ -319,6 +392,7 @@ func FuzzSplit(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(`{"embedding":"` + base64Vector(40) + `","x":0.12345678}`))
+	f.Add([]byte(`{"data":"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("an image's bytes, ", 20))) + `"}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		roundTrip(t, src)
 	})
@@ -328,7 +402,7 @@ func FuzzSplit(f *testing.F) {
 // wrapping ErrCorrupt, never a panic.
 func FuzzJoin(f *testing.F) {
 	for _, src := range []string{"[0.5,-1.2534567e-07,\x03,3.5,0.12345678901234567]", string(embeddingLines(1)[:3000]),
-		`["` + base64Vector(34) + `",1.2345678]`} {
+		`["` + base64Vector(34) + `",1.2345678]`, `"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("Blob 9, ", 40))) + `",1.5e-07`} {
 		text, cols, n, _ := Split(nil, nil, []byte(src))
 		if n == 0 {
 			f.Fatalf("no number taken from %.40q", src)

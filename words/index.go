@@ -66,7 +66,8 @@ func (x *index) insert(k uint64, n int, num int32) {
 // src holds each.
 func count(src []byte, limit int) (words [][]byte, uses []int) {
 	x := makeIndex(1 << 12)
-	for i, j := nextWord(src, 0); i < len(src); i, j = nextWord(src, j) {
+	var ws wordScan
+	for i, j := ws.next(src, 0); i < len(src); i, j = ws.next(src, j) {
 		w := src[i:j]
 		k := keyAt(src, i, j)
 		capital := capitalized(w)

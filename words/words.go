@@ -6,7 +6,8 @@
 //
 // A word is a maximal run of 2 to MaxLen ASCII letters, not begun after a
 // backslash, or a backslash and a letter, quote or backslash: in JSON text
-// "\nThe" is an escape and a word, not "nThe". A [Table] maps up to
+// "\nThe" is an escape and a word, not "nThe"; but not letters within a
+// run of minRun or more of base64's bytes (an image sent inline). A [Table] maps up to
 // [Room] words to codes of one or two bytes taken from byte values the
 // text does not hold, or holds rarely: codes[0] is the escape (the next
 // byte is one of the codes, as a byte of the text), codes[1] the capital
@@ -274,12 +275,61 @@ func New(words [][]byte, codes []byte, one int) (*Table, error) {
 	return t, nil
 }
 
+// minRun is the shortest run of base64's bytes (letters, digits, '+' and
+// '/') whose letters are no words: an image's, audio's or a file's bytes
+// sent inline, whose runs of letters recur by chance (2 MB of an image's
+// base64 got 1,200 two- and three-letter words of 8 uses) and, coded,
+// leave package numcol no run to take as its bytes (from 256 characters
+// with padding: see numcol's blobs). Prose has no such run.
+const minRun = 240
+
+// isRunByte reports whether c is a byte of base64 but its padding.
+func isRunByte(c byte) bool {
+	return isLetter(c) || '0' <= c && c <= '9' || c == '+' || c == '/'
+}
+
 // nextWord returns where the first word of b at or after from starts and
-// ends, or len(b) twice where there is none. It reads b 8 bytes at a time
-// where it has them (see letters): the byte loop it replaced, which the
-// tests keep as its twin, was a third of Choose's and AppendEncode's time,
-// mispredicting where each run of letters or of other bytes ends.
+// ends, or len(b) twice where there is none.
 func nextWord(b []byte, from int) (int, int) {
+	var s wordScan
+	return s.next(b, from)
+}
+
+// A wordScan finds words in a text, remembering the run of base64's bytes
+// it last found shorter than minRun, so that it measures none twice.
+type wordScan struct{ start, end int }
+
+// next is nextWord: a run of letters that borders another byte of base64
+// (a token, a path, base64) is a word only if the run of base64's bytes
+// around it is shorter than minRun.
+func (ws *wordScan) next(b []byte, from int) (int, int) {
+	for {
+		i, j := nextLetters(b, from)
+		if i == len(b) || b[i] == '\\' || (i == 0 || !isRunByte(b[i-1])) && (j == len(b) || !isRunByte(b[j])) || ws.start <= i && j <= ws.end {
+			return i, j
+		}
+		s, e := i, j
+		for s > 0 && isRunByte(b[s-1]) {
+			s--
+		}
+		for e < len(b) && isRunByte(b[e]) {
+			e++
+		}
+		if e-s < minRun {
+			ws.start, ws.end = s, e
+			return i, j
+		}
+		from = e
+	}
+}
+
+// nextLetters returns where the first run of 2 to MaxLen letters or
+// escape of b at or after from starts and ends, or len(b) twice where
+// there is none. It reads b 8 bytes at a time where it has them (see
+// letters): the byte loop it replaced, which the tests keep as its twin,
+// was a third of Choose's and AppendEncode's time, mispredicting where
+// each run of letters or of other bytes ends.
+func nextLetters(b []byte, from int) (int, int) {
 	for i := from; i < len(b); {
 		if i+8 <= len(b) {
 			// To the next letter or backslash, and a letter's run to
@@ -378,7 +428,8 @@ func (t *Table) AppendEncode(dst, src []byte) []byte {
 		return append(dst, src...)
 	}
 	last := 0
-	for i, j := nextWord(src, 0); i < len(src); i, j = nextWord(src, j) {
+	var ws wordScan
+	for i, j := ws.next(src, 0); i < len(src); i, j = ws.next(src, j) {
 		w := src[i:j]
 		k := keyAt(src, i, j)
 		n := t.index.find(k, w, t.words)

@@ -2,8 +2,12 @@ package words
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
+	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -73,6 +77,17 @@ func nextWordBytes(b []byte, from int) (int, int) {
 		j := i + 1
 		for j < len(b) && isLetter(b[j]) {
 			j++
+		}
+		s, e := i, j
+		for s > 0 && isRunByte(b[s-1]) {
+			s--
+		}
+		for e < len(b) && isRunByte(b[e]) {
+			e++
+		}
+		if e-s >= minRun {
+			i = e // letters in base64
+			continue
 		}
 		if n := j - i; n >= 2 && n <= MaxLen {
 			return i, j
@@ -146,10 +161,58 @@ func TestNextWord(t *testing.T) {
 	}
 }
 
+// TestBase64Runs: no word is found in a run of base64's bytes of minRun
+// or more (an image inline), and words are in shorter runs (tokens,
+// paths), as the twin finds them from every offset; a wordScan that
+// remembers runs finds what nextWord does.
+func TestBase64Runs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	b64 := func(n int) []byte {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		return []byte(base64.StdEncoding.EncodeToString(raw))
+	}
+	long := b64(3000)
+	text := append(append([]byte(`{"url":"data:image/png;base64,`), long...), `","alt":"the image of a cat"}`...)
+	words := 0
+	forWords(text, func(w []byte) {
+		words++
+		if bytes.Contains(long, w) && !bytes.Contains([]byte(`url data image png base alt the image of a cat`), w) {
+			t.Errorf("word %q of the base64", w)
+		}
+	})
+	if words != 10 {
+		t.Errorf("%d words, want 10 (url data image png base alt the image of cat)", words)
+	}
+	for n := minRun - 4; n <= minRun+4; n++ {
+		run := b64(n)[:n]
+		run[0], run[n-1] = 'a', '1' // a word at the start, bordered by its run
+		in := append(append([]byte("xy "), run...), " zz/ab9 cd"...)
+		sameWords(t, in)
+		var ws wordScan
+		var got, want [][2]int
+		for i, j := ws.next(in, 0); i < len(in); i, j = ws.next(in, j) {
+			got = append(got, [2]int{i, j})
+		}
+		for i, j := nextWordBytes(in, 0); i < len(in); i, j = nextWordBytes(in, j) {
+			want = append(want, [2]int{i, j})
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("run of %d: a wordScan found %v, the twin %v", n, got, want)
+		}
+		if inRun := slices.ContainsFunc(want, func(w [2]int) bool { return w[0] >= 3 && w[1] <= 3+n }); inRun != (n < minRun) {
+			t.Errorf("run of %d: words in it %v", n, inRun)
+		}
+	}
+}
+
 // FuzzNextWord: nextWord finds the words its twin finds.
 func FuzzNextWord(f *testing.F) {
 	f.Add([]byte(`The "cat"\nsat \\on the mat\`))
 	f.Add(wordtext.Prose(200, 3))
+	f.Add([]byte(`"` + strings.Repeat("ab9+Cd/", 40) + `" the end`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sameWords(t, b[:min(len(b), 512)])
 	})

@@ -30,6 +30,14 @@
 // -kind sse: each line as a server-sent event ("data: " before it, a
 // blank line after it), as a proxy that logs the stream it passes on.
 //
+// -kind images: a user message of some requests (one in seven, chosen by
+// its text) with an image attached, as vision requests send it: its
+// content an array of its text and an image_url part holding a data URL
+// of 2 to 30 KB of base64 (bytes drawn from its text's hash: the same
+// message re-sent in a later turn holds the same image, as a
+// conversation's history does; random bytes, as a JPEG's or a PNG's
+// compressed data are to any coder). The rest of the line is as it was.
+//
 // -kind pretty: each line's JSON indented by two spaces, one value after
 // another, as jq . writes them.
 //
@@ -48,6 +56,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -60,7 +69,7 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline, sse, pretty or array")
+	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline, sse, images, pretty or array")
 	seed := flag.Uint64("seed", 1, "random seed (ids, times, latencies)")
 	flag.Parse()
 	r, err := newReshaper(*kind, *seed)
@@ -90,6 +99,8 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 		r.line = func(_ map[string]json.RawMessage, raw []byte) any {
 			return append(append([]byte("data: "), raw...), '\n')
 		}
+	case "images":
+		r.line = func(obj map[string]json.RawMessage, raw []byte) any { return withImage(obj, raw) }
 	case "pretty":
 		r.text = func(raw []byte) []byte {
 			var b bytes.Buffer
@@ -101,7 +112,7 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 	case "array":
 		r.text, r.end = r.element, r.closeArray
 	default:
-		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline, sse, pretty or array")
+		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline, sse, images, pretty or array")
 	}
 	return r, nil
 }
@@ -502,4 +513,43 @@ func (r *reshaper) event(obj map[string]json.RawMessage, d *message, finish stri
 		return ordered{{"type", "content_block_delta"}, {"index", 1}, {"delta", ordered{{"type", "input_json_delta"}, {"partial_json", d.ToolCalls[0].Function.Arguments}}}}
 	}
 	return ordered{{"type", "message_stop"}}
+}
+
+// withImage returns raw with an image attached to its first user message
+// whose content is a string, if that message's text is one of those that
+// get one; else nil (the line as it is).
+func withImage(obj map[string]json.RawMessage, raw []byte) any {
+	var msgs []json.RawMessage
+	if json.Unmarshal(obj["messages"], &msgs) != nil {
+		return nil
+	}
+	for _, m := range msgs {
+		var msg struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(m, &msg) != nil || msg.Role != "user" || len(msg.Content) == 0 || msg.Content[0] != '"' {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write(msg.Content)
+		seed := h.Sum64()
+		if seed%7 != 0 {
+			return nil
+		}
+		rng := rand.New(rand.NewPCG(seed, 11))
+		img := make([]byte, 2048+rng.IntN(28<<10))
+		for i := range img {
+			img[i] = byte(rng.Uint32())
+		}
+		content := fmt.Appendf(nil, `[{"type":"text","text":%s},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,%s"}}]`,
+			msg.Content, base64.StdEncoding.EncodeToString(img))
+		// The content replaced in its message, and the message in the
+		// line, byte for byte: the rest as it was.
+		i := bytes.Index(m, msg.Content)
+		newMsg := append(append(append([]byte(nil), m[:i]...), content...), m[i+len(msg.Content):]...)
+		j := bytes.Index(raw, m)
+		return append(append(append([]byte(nil), raw[:j]...), newMsg...), raw[j+len(m):]...)
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/m2m-go/m2m/internal/sample"
@@ -136,5 +138,53 @@ func TestReshapeIndented(t *testing.T) {
 		if err := d.Decode(&v); err != nil || json.Compact(&c, v) != nil || !bytes.Equal(c.Bytes(), values[i]) {
 			t.Fatalf("pretty: value %d: %v, %.100s, want %.100s", i, err, c.Bytes(), values[i])
 		}
+	}
+}
+
+// TestReshapeImages: images attaches an image to some user messages (as
+// many as one in seven, give or take), the same message the same image,
+// its text kept as the content's first part; every other byte of the line
+// is as it was.
+func TestReshapeImages(t *testing.T) {
+	in := sample.JSONL()
+	out := reshape(t, "images", in)
+	lines := bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n"))
+	got := bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"))
+	if len(got) != len(lines) {
+		t.Fatalf("%d lines out of %d", len(got), len(lines))
+	}
+	images, byText := 0, map[string]string{}
+	for i, line := range got {
+		if bytes.Equal(line, lines[i]) {
+			continue
+		}
+		images++
+		pre := bytes.Index(line, []byte(`[{"type":"text","text":`))
+		end := bytes.Index(line, []byte(`"}}]`))
+		if pre < 0 || end < 0 || !bytes.Equal(line[:pre], lines[i][:pre]) || !bytes.HasSuffix(lines[i], line[end+4:]) {
+			t.Fatalf("line %d: not the line with an image in one place: %.200s", i, line)
+		}
+		var parts []struct {
+			Text     string `json:"text"`
+			ImageURL struct {
+				URL string `json:"url"`
+			} `json:"image_url"`
+		}
+		if err := json.Unmarshal(line[pre:end+4], &parts); err != nil || len(parts) != 2 {
+			t.Fatalf("line %d: content %v", i, err)
+		}
+		text := line[pre+len(`[{"type":"text","text":`) : bytes.Index(line, []byte(`},{"type":"image_url"`))]
+		b64, ok := strings.CutPrefix(parts[1].ImageURL.URL, "data:image/jpeg;base64,")
+		img, err := base64.StdEncoding.DecodeString(b64)
+		if !ok || err != nil || len(img) < 2048 || len(img) > 30<<10 || !bytes.Contains(lines[i], text) {
+			t.Fatalf("line %d: image of %d bytes (%v), text %s", i, len(img), err, text)
+		}
+		if prev, ok := byText[string(text)]; ok && prev != b64 {
+			t.Errorf("line %d: another image for the same message", i)
+		}
+		byText[string(text)] = b64
+	}
+	if images == 0 || images > len(lines)/3 {
+		t.Errorf("%d images in %d lines", images, len(lines))
 	}
 }

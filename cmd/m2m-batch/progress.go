@@ -243,7 +243,7 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 				percentOf(l.Compressed-packed, l.Compressed))
 			for i, sc := range a.Streams {
 				if sc.Split > 0 || sc.Shaped > 0 {
-					fmt.Fprintf(w, "  %s: %d of %d frames with numbers as float columns (%d bytes, %.1f%% of the stream's), %d shaped\n",
+					fmt.Fprintf(w, "  %s: %d of %d frames with numbers and base64 as columns (%d bytes, %.1f%% of the stream's), %d shaped\n",
 						archive.StreamNames[i], sc.Split, sc.Frames, sc.Numbers, percentOf(sc.Numbers, sc.Packed), sc.Shaped)
 				}
 				if sc.Words > 0 {
