@@ -389,16 +389,21 @@ func (w *Writer) endLine(flags byte) error {
 }
 
 // add ends a record at end of the batch's buffer, with flags, and the
-// line feeds joined into it.
+// line feeds joined into it: all of them, or, for a piece of lines joined
+// cut where a value ends (cutValues), those before the cut.
 func (w *Writer) add(end int, flags byte) {
-	if w.group.feeds > 0 {
+	feeds := w.group.feeds
+	if feeds > 0 && end < len(w.cur.buf) {
+		feeds = bytes.Count(w.cur.buf[w.partial:end], newline)
+	}
+	if feeds > 0 {
 		flags |= flagLines
 	}
-	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flags, feeds: int32(w.group.feeds)})
+	w.cur.recs = append(w.cur.recs, rec{start: int32(w.partial), end: int32(end), flags: flags, feeds: int32(feeds)})
 	w.mu.Lock()
-	w.counts.Lines += lines(flags, w.group.feeds)
+	w.counts.Lines += lines(flags, feeds)
 	w.mu.Unlock()
-	w.partial, w.group.feeds = end, 0
+	w.partial, w.group.feeds = end, w.group.feeds-feeds
 }
 
 // maxGroup bounds the lines joined into one record: past it, the record
@@ -620,7 +625,7 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	err := w.ctx.Err()
-	if err == nil && w.group.feeds > 0 && len(w.cur.buf)-w.partial == w.group.at {
+	if err == nil && !w.cut && w.group.feeds > 0 && len(w.cur.buf)-w.partial == w.group.at {
 		// The input ends with the line feed last joined: it ends the
 		// record instead.
 		w.cur.buf = w.cur.buf[:len(w.cur.buf)-1]
