@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -260,6 +261,8 @@ var nasty = map[string]string{
 		strings.Repeat("  \""+strings.Repeat("n", 30)+"\",\n", 12) + "  {}\n]\n",
 	"unbalanced":    "f() {\n  x = 1;\n}\ng() {\n  y = \"z\n}\n[\n  1\n}\n" + strings.Repeat("{", 70) + "\n" + strings.Repeat("}", 70) + "\n]\n{\n",
 	"joined at end": "{\n  \"a\": [\n    1,\n",
+	"image": `{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,` +
+		base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xde\xad\xbe\xef", 30))) + `"}}]}` + "\n",
 	"prefixes": strings.Repeat("data: {\"a\":\""+strings.Repeat("p", 70)+"\"}\n\n", 3) + "data: [DONE]\n" +
 		"[12:00] {\"b\":[\"" + strings.Repeat("q", 70) + "\"]} \r\n" + "x {\"c\":\"" + strings.Repeat("r", 70) + "\"} y\n" +
 		"  \x01 {\"d\":\"" + strings.Repeat("s", 70) + "\"}\n" + "{ {\"e\":\"" + strings.Repeat("t", 70) + "\"}\n",
@@ -392,6 +395,32 @@ func checkTransformCounts(t *testing.T, in []byte, o Options, packed []byte, spl
 
 // TestNumbers: frames that are mostly numbers have them split out, at
 // each level, and come back; they are smaller for it.
+// TestImages: images inline in requests (data URLs of random bytes, as a
+// JPEG's compressed data is to any coder) cost about their bytes, the
+// strings frames' base64 taken out as bytes (package numcol's blobs), at
+// both levels; as text they cost 6.1-6.5 bits a character.
+func TestImages(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var in []byte
+	raw := 0
+	for i := range 60 {
+		img := make([]byte, 3000+r.IntN(7000))
+		for j := range img {
+			img[j] = byte(r.Uint32())
+		}
+		raw += len(img)
+		in = fmt.Appendf(in, `{"model":"gpt-4o","messages":[{"role":"user","content":[{"type":"text","text":"What is in image %d?"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,%s"}}]}]}`+"\n",
+			i, base64.StdEncoding.EncodeToString(img))
+	}
+	for _, o := range bothLevels() {
+		packed := roundTrip(t, in, o)
+		_, c := write(t, in, o, 1<<20)
+		if c.Streams[StreamStrings].Split == 0 || len(packed) > raw+raw/200 {
+			t.Errorf("level %d: %d strings frames split, %d bytes for %d of images", o.Level, c.Streams[StreamStrings].Split, len(packed), raw)
+		}
+	}
+}
+
 func TestNumbers(t *testing.T) {
 	in := []byte(embeddings(40, 1536))
 	for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {

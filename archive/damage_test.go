@@ -235,6 +235,9 @@ func FuzzReader(f *testing.F) {
 	// Strings of JSON text, as templates.
 	inner, _ := write(f, []byte(nasty["inner json"]), Options{batch: 512, storeFrame: 256, segment: 2}, 100)
 	f.Add(joinBodies(blocksOf(f, inner)))
+	// A store frame with an image's bytes taken out of its base64.
+	image, _ := write(f, []byte(nasty["image"]+nasty["image"]), Options{batch: 512, storeFrame: 1024, segment: 2}, 100)
+	f.Add(joinBodies(blocksOf(f, image)))
 	// Lines joined: their templates ended by 0x00, their line feeds
 	// counted in the index.
 	joined, _ := write(f, []byte(nasty["jq"]+nasty["indented array"]), Options{batch: 512, storeFrame: 256, segment: 2}, 100)
