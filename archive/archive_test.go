@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -418,6 +419,29 @@ func TestImages(t *testing.T) {
 		if c.Streams[StreamStrings].Split == 0 || len(packed) > raw+raw/200 {
 			t.Errorf("level %d: %d strings frames split, %d bytes for %d of images", o.Level, c.Streams[StreamStrings].Split, len(packed), raw)
 		}
+	}
+}
+
+// TestBase64Vectors: embeddings answered in base64 (the OpenAI client's
+// default) are float32s in the columns, about 3.4 bytes a number: with
+// frames large enough that their words table holds two- and three-letter
+// runs of base64, words coded inside the vectors had left numcol none
+// to take since layout 5 (5.5 bytes a number; bench/README.md).
+func TestBase64Vectors(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var in []byte
+	const n, dim = 400, 1536
+	vec := make([]byte, 4*dim)
+	for i := range n {
+		for j := range dim {
+			binary.LittleEndian.PutUint32(vec[4*j:], math.Float32bits(float32(r.NormFloat64()*0.03)))
+		}
+		in = fmt.Appendf(in, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":"%s"}],"model":"text-embedding-3-small","usage":{"prompt_tokens":%d}}`+"\n",
+			base64.StdEncoding.EncodeToString(vec), i)
+	}
+	packed := roundTrip(t, in, Options{})
+	if len(packed) > n*dim*36/10 {
+		t.Errorf("%d bytes for %d float32s: %.2f a number", len(packed), n*dim, float64(len(packed))/(n*dim))
 	}
 }
 
