@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -264,6 +265,13 @@ var nasty = map[string]string{
 	"joined at end": "{\n  \"a\": [\n    1,\n",
 	"image": `{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,` +
 		base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xde\xad\xbe\xef", 30))) + `"}}]}` + "\n",
+	"csv": "id,payload\r\n1,\"{\"\"a\"\":\"\"" + strings.Repeat("p", 70) + "\"\",\"\"b\"\":[\"\"" + strings.Repeat("q", 70) + "\"\"]}\"\r\n" +
+		"\"{\"\"a\"\":\"\"" + strings.Repeat("p", 70) + "\"\",\"\"c\"\":{\"\"d\"\":\"\"" + strings.Repeat("r", 70) + "\"\"}}\";7\n" +
+		"3,\"{\"\"a\"\":\"\"" + strings.Repeat("p", 70) + "\"\",\"\"b\"\":[\"\"" + strings.Repeat("q", 70) + "\"\"]}\"x\n" +
+		"4,\"{\"\"a\"\": \"\"" + strings.Repeat("s", 70) + "\" }\",5\n" +
+		"5,\"{\"\"a\"\":\"\"\x01" + strings.Repeat("t", 70) + "\"\",\"\"b\"\":\"\"" + strings.Repeat("u", 70) + "\"\"}\"\n" +
+		"6,\"[\"\"" + strings.Repeat("v", 70) + "\"\",\"\"" + strings.Repeat("w", 70) + "\"\"]\"\t8\n" +
+		"7,\"{\"\"a\"\":\"\"" + strings.Repeat("p", 70) + "\"\"}\n",
 	"prefixes": strings.Repeat("data: {\"a\":\""+strings.Repeat("p", 70)+"\"}\n\n", 3) + "data: [DONE]\n" +
 		"[12:00] {\"b\":[\"" + strings.Repeat("q", 70) + "\"]} \r\n" + "x {\"c\":\"" + strings.Repeat("r", 70) + "\"} y\n" +
 		"  \x01 {\"d\":\"" + strings.Repeat("s", 70) + "\"}\n" + "{ {\"e\":\"" + strings.Repeat("t", 70) + "\"}\n",
@@ -1323,6 +1331,46 @@ func contents(t *testing.T, packed []byte) *Contents {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestCSV: JSON in a field of CSV (a warehouse's export of a log: an id,
+// a time, the request), its quotes doubled, is taken apart as the JSON
+// itself: the sample so exported, as Python's csv module writes it (CRLF)
+// and as encoding/csv does (LF, a field that needs no quotes bare), stores
+// the strings its records do, lists the same models, and compresses
+// within a tenth of them.
+func TestCSV(t *testing.T) {
+	in := sample.JSONL()
+	plainPacked, plain := write(t, in, Options{}, 1<<20)
+	plainList := contents(t, plainPacked)
+	var crlf, lf bytes.Buffer
+	w := csv.NewWriter(&lf)
+	crlf.WriteString("id,time,payload\r\n")
+	w.Write([]string{"id", "time", "payload"})
+	for i, l := range bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n")) {
+		fmt.Fprintf(&crlf, "%d,2026-03-01T08:%02d:00Z,\"%s\"\r\n", i, i%60, bytes.ReplaceAll(l, []byte(`"`), []byte(`""`)))
+		w.Write([]string{strconv.Itoa(i), string(l), "ok"})
+	}
+	w.Flush()
+	for name, exported := range map[string][]byte{"python": crlf.Bytes(), "go": lf.Bytes()} {
+		for _, o := range bothLevels() {
+			roundTrip(t, exported, o)
+			packed, c := write(t, exported, o, 1<<20)
+			if c.Strings != plain.Strings {
+				t.Errorf("%s, level %d: %d strings stored, the records on their lines %d", name, o.Level, c.Strings, plain.Strings)
+			}
+			if o.Level == LevelMax {
+				continue
+			}
+			list := contents(t, packed)
+			if !maps.Equal(list.Models, plainList.Models) || !maps.Equal(list.Schemas, plainList.Schemas) {
+				t.Errorf("%s: listed %v %v, the records on their lines %v %v", name, list.Schemas, list.Models, plainList.Schemas, plainList.Models)
+			}
+			if len(packed) > len(plainPacked)*11/10 {
+				t.Errorf("%s: %d bytes, the records on their lines %d", name, len(packed), len(plainPacked))
+			}
+		}
+	}
 }
 
 // TestCutValues: a line longer than the writer's bound (MaxLine, here

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/m2m-go/m2m/codec"
 	"github.com/m2m-go/m2m/container"
 	"github.com/m2m-go/m2m/internal/flow"
 	"github.com/m2m-go/m2m/internal/huge"
@@ -47,7 +46,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	checks := make([]*codec.Encoder, workers)
+	checks := make([]*lister, workers)
 	var c Counts
 	if err := r.checkBlocks(); err != nil {
 		return c, err
@@ -85,7 +84,7 @@ func (r *Reader) Decode(ctx context.Context, w io.Writer, o DecodeOptions) (Coun
 			}
 			if o.Check && checks[worker] == nil {
 				var err error
-				if checks[worker], err = codec.NewEncoder(); err != nil {
+				if checks[worker], err = newLister(); err != nil {
 					return err
 				}
 			}
@@ -314,8 +313,8 @@ func putPiece(b []byte) {
 // checkListing checks that ri lists the schema and model line calls for,
 // or nothing if neither it nor the JSON after its prefix is JSON the codec
 // accepts (with its default limits, as the writer derives them: listing).
-func checkListing(enc *codec.Encoder, ri *recIndex, line []byte) error {
-	h, _ := listing(enc, ri.flags, line)
+func checkListing(l *lister, ri *recIndex, line []byte) error {
+	h, _ := l.header(ri.flags, line)
 	switch listed := ri.flags&flagListed != 0; {
 	case h == nil && !listed:
 		return nil

@@ -1,8 +1,11 @@
 package archive
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/m2m-go/m2m/internal/huge"
 )
 
 // JSON in a string: a gateway that logs each request and response as a
@@ -25,7 +28,9 @@ import (
 // escapes (Go's encoding/json by default), U+2028 and U+2029 as \u
 // escapes (Go's, always), upper-case hex in \u escapes (Java's encoders),
 // '/' as \/ (PHP's json_encode). A string that none of them gives back is
-// stored as it is.
+// stored as it is. One more dialect is CSV's: a field of a CSV file (a
+// warehouse's export of a log, a spreadsheet's) holding JSON text, its
+// quotes doubled and nothing else escaped (appendCSV).
 
 // A dialect's flags: the escapes it makes beyond those all make.
 const (
@@ -34,11 +39,12 @@ const (
 	escLines             // U+2028, U+2029 as \u escapes
 	escUpper             // \u escapes in upper-case hex
 	escSlash             // '/' as \/
+	escCSV               // CSV's: '"' as "", and nothing else (no other flag with it)
 )
 
 // A dialect is written as a letter, dialects[flags]: never a marker, a
-// quote or a byte of JSON's structure.
-const dialects = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"
+// quote or a byte of JSON's structure. CSV's is the letter after them.
+const dialects = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefg"
 
 // dialectFlags returns the flags of dialect letter c.
 func dialectFlags(c byte) (flags byte, ok bool) {
@@ -65,6 +71,17 @@ var mayEscape = func() (t [256]bool) {
 // dst, quotes not included, stopping once dst is longer than limit (a
 // reader's bound on a record).
 func appendEscaped(dst, x []byte, flags byte, limit int) []byte {
+	if flags == escCSV {
+		for len(dst) <= limit {
+			i := bytes.IndexByte(x, '"')
+			if i < 0 {
+				return append(dst, x...)
+			}
+			dst = append(append(dst, x[:i+1]...), '"')
+			x = x[i+1:]
+		}
+		return dst
+	}
 	hex := "0123456789abcdef"
 	if flags&escUpper != 0 {
 		hex = "0123456789ABCDEF"
@@ -244,4 +261,35 @@ func hex4(p []byte) (r rune, upper, lower, ok bool) {
 		r = r<<4 | rune(d)
 	}
 	return r, upper, lower, true
+}
+
+// appendCSV appends the text s stands for, s a CSV field's text between
+// its quotes, each quote of the text doubled, to dst; ok is false, and dst
+// as it was, where a quote is not doubled, or the text would hold a byte
+// the format uses as a marker.
+func appendCSV(dst, s []byte) (_ []byte, ok bool) {
+	start := len(dst)
+	if cap(dst)-len(dst) < len(s) {
+		// Twice the room: a batch's fields go one after another into
+		// one buffer, which append would grow by a quarter at a time,
+		// in memory fresh from the kernel (a CSV file of dev: 20% of
+		// its compression).
+		dst = append(huge.Bytes(max(2*cap(dst), len(dst)+len(s))), dst...)
+	}
+	for {
+		i := bytes.IndexByte(s, '"')
+		if i < 0 {
+			dst = append(dst, s...)
+			break
+		}
+		if i+1 == len(s) || s[i+1] != '"' {
+			return dst[:start], false
+		}
+		dst = append(dst, s[:i+1]...)
+		s = s[i+2:]
+	}
+	if hasMarker(dst[start:]) {
+		return dst[:start], false
+	}
+	return dst, true
 }

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -23,6 +24,52 @@ func goJSON(t testing.TB, s string, html bool) string {
 
 // TestEscapeDialects: strings of JSON text as the common encoders write
 // them are taken apart, in the dialect that writes them again.
+// csvRoundTrip checks CSV's dialect on x: escaped, it is taken apart as
+// x, and read by encoding/csv as x (a field between quotes); and any x
+// taken apart is written again as itself.
+func csvRoundTrip(t *testing.T, x []byte) {
+	s := appendEscaped(nil, x, escCSV, 2*len(x))
+	got, ok := appendCSV(nil, s)
+	if !ok && !hasMarker(x) || ok && !bytes.Equal(got, x) {
+		t.Fatalf("%q in CSV's dialect %q taken apart as %q, %v", x, s, got, ok)
+	}
+	if !bytes.ContainsAny(x, "\r\n") {
+		rec, err := csv.NewReader(bytes.NewReader([]byte(`"` + string(s) + `"`))).Read()
+		if err != nil || len(rec) != 1 || rec[0] != string(x) {
+			t.Fatalf("%q in CSV's dialect %q: encoding/csv reads %q, %v", x, s, rec, err)
+		}
+	}
+	if got, ok := appendCSV(nil, x); ok {
+		if again := appendEscaped(nil, got, escCSV, len(x)); !bytes.Equal(again, x) {
+			t.Fatalf("%q taken apart in CSV's dialect as %q, written again as %q", x, got, again)
+		}
+	}
+}
+
+// TestCSVDialect: a field as encoding/csv writes it comes back; a quote
+// not doubled, or a marker, is refused.
+func TestCSVDialect(t *testing.T) {
+	text := `{"role":"user","content":"say ""hi"", \"twice\", a,b; \t"}`
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{text})
+	w.Flush()
+	field := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if field[0] != '"' || field[len(field)-1] != '"' {
+		t.Fatalf("encoding/csv wrote %q", field)
+	}
+	got, ok := appendCSV([]byte("pre"), field[1:len(field)-1])
+	if !ok || string(got) != "pre"+text || string(appendEscaped(nil, got[3:], escCSV, 1<<20)) != string(field[1:len(field)-1]) {
+		t.Fatalf("%q taken apart as %q, %v", field, got, ok)
+	}
+	for _, s := range []string{`a"b`, `"`, `a""b"`, "\x01\"\"", "\x00"} {
+		if x, ok := appendCSV([]byte("pre"), []byte(s)); ok || string(x) != "pre" {
+			t.Errorf("%q taken apart as %q", s, x)
+		}
+	}
+	csvRoundTrip(t, []byte(text))
+}
+
 func TestEscapeDialects(t *testing.T) {
 	text := "{\"role\":\"user\",\"content\":\"a/b <tag> & \\\"q\\\" é 漢字 😀 \u2028 tab\\t\"}\n"
 	for _, c := range []struct {
@@ -82,8 +129,13 @@ func flagsOf(t *testing.T, dialect byte) byte {
 func FuzzEscape(f *testing.F) {
 	f.Add([]byte("{\"a\":\"é😀</>&\u2028\\\"\x1f\"}\n"), byte(0))
 	f.Add([]byte("\xff\xfe{}"), byte(15))
+	f.Add([]byte(`{"a":"b ""c"""}`), byte(escCSV))
 	f.Fuzz(func(t *testing.T, x []byte, flags byte) {
 		flags %= byte(len(dialects))
+		if flags == escCSV {
+			csvRoundTrip(t, x)
+			return
+		}
 		var back []byte
 		s := appendEscaped(nil, x, flags, len(x)*12)
 		got, dialect, ok := appendUnescaped(nil, s, &back)

@@ -112,6 +112,12 @@ func appendStrings(dst []node, src []byte, min int, in *inner) ([]node, bool) {
 		if q < 0 {
 			break
 		}
+		if p := i + q; t.in != nil && (p == 0 || isCSVSep(src[p-1])) && p+1 < len(src) && (src[p+1] == '{' || src[p+1] == '[') {
+			if end := t.csvField(p); end > 0 {
+				i = end
+				continue
+			}
+		}
 		n, x := t.mark()
 		if i = t.child(i+q, 1); i < 0 {
 			t.undo(n, x) // a quote not closed
@@ -245,6 +251,84 @@ func (t *treeScan) unescaped(at int, s []byte, depth int) {
 	t.nodes = nodes
 	t.nodes[at].x, t.nodes[at].dialect = int32(x0)+1, dialect
 }
+
+// csvField lists the field of CSV starting at src[p], a quote, if its
+// text, its quotes doubled (escape.go), is JSON text holding two values
+// to store, and the field ends the line or another separator follows it:
+// a node of the field, as a string of JSON text in CSV's dialect, then
+// those values. It returns the field's end, or -1 (nothing listed).
+func (t *treeScan) csvField(p int) int {
+	src := t.src
+	end := csvFieldEnd(src, p)
+	if end < 0 || end < len(src) && !isCSVSep(src[end]) && !(src[end] == '\r' && end+1 == len(src)) || int32(end-p) < t.min {
+		return -1
+	}
+	in := t.in
+	x0 := len(in.text)
+	if x0+end-p > maxInnerText {
+		return -1
+	}
+	text, ok := appendCSV(in.text, src[p+1:end-1])
+	if !ok {
+		return -1
+	}
+	in.text = text
+	at := len(t.nodes)
+	t.nodes = append(t.nodes, node{start: int32(p)})
+	nodes, ok := appendTree(t.nodes, text[x0:], 0, int(t.min), 1, in)
+	if !ok || len(nodes)-at < 3 {
+		in.text, t.nodes = in.text[:x0], t.nodes[:at]
+		return -1
+	}
+	t.nodes = nodes
+	t.nodes[at].x, t.nodes[at].dialect = int32(x0)+1, dialects[escCSV]
+	t.nodes[at].end, t.nodes[at].skip = int32(end), int32(len(t.nodes))
+	return end
+}
+
+// appendCSVJSON appends the text of the first field of CSV in line whose
+// text starts with '{', its quotes undoubled, to dst, and reports whether
+// there is one: what a record of a CSV file is listed by.
+func appendCSVJSON(dst, line []byte) ([]byte, bool) {
+	for i := 0; i+1 < len(line); {
+		q := bytes.Index(line[i:], []byte(`"{`))
+		if q < 0 {
+			return dst, false
+		}
+		p := i + q
+		if p > 0 && !isCSVSep(line[p-1]) {
+			i = p + 1
+			continue
+		}
+		end := csvFieldEnd(line, p)
+		if end < 0 {
+			return dst, false
+		}
+		return appendCSV(dst, line[p+1:end-1])
+	}
+	return dst, false
+}
+
+// csvFieldEnd returns the end of the field of CSV starting at src[p], a
+// quote: past the quote that is not doubled; or -1.
+func csvFieldEnd(src []byte, p int) int {
+	end := p + 1
+	for {
+		k := bytes.IndexByte(src[end:], '"')
+		if k < 0 {
+			return -1
+		}
+		end += k + 1
+		if end == len(src) || src[end] != '"' {
+			return end
+		}
+		end++ // a quote doubled
+	}
+}
+
+// isCSVSep reports whether c separates fields of CSV: ',' (or ';', as
+// spreadsheets of some locales write it, or a tab).
+func isCSVSep(c byte) bool { return c == ',' || c == ';' || c == '\t' }
 
 // stringEnd returns the end of the string starting at the quote src[i],
 // or -1 if it has none. A quote ends it unless an odd run of backslashes

@@ -789,7 +789,7 @@ func countNoNewline(b *batch) int {
 // and their keys, CRC, schema and model.
 type scanner struct {
 	min int
-	enc *codec.Encoder
+	lst *lister
 	h   hasher
 }
 
@@ -797,11 +797,11 @@ type scanner struct {
 var seeds = sync.OnceValue(newHasher)
 
 func newScanner(min int) (*scanner, error) {
-	enc, err := codec.NewEncoder()
+	lst, err := newLister()
 	if err != nil {
 		return nil, err
 	}
-	return &scanner{min: min, enc: enc, h: seeds()}, nil
+	return &scanner{min: min, lst: lst, h: seeds()}, nil
 }
 
 // markers are the bytes the format gives a meaning in skeletons, store
@@ -816,7 +816,7 @@ func (s *scanner) scan(b *batch) {
 		line := b.buf[r.start:r.end]
 		r.crc = crc.Checksum(line)
 		r.nodes = -1
-		if h, err := listing(s.enc, r.flags, line); err == nil {
+		if h, err := s.lst.header(r.flags, line); err == nil {
 			r.schema = h.Schema
 			r.model = [2]int32{int32(len(b.arena)), int32(len(b.arena) + len(h.Model))}
 			b.arena = append(b.arena, h.Model...)
@@ -838,21 +838,42 @@ func (s *scanner) scan(b *batch) {
 	}
 }
 
-// listing returns the M2M v1 header of a record with flags: that of its
+// A lister finds the M2M v1 header a record is listed by (header): a
+// worker's, with its codec and scratch.
+type lister struct {
+	enc *codec.Encoder
+	csv []byte // a CSV field's text, its quotes undoubled
+}
+
+func newLister() (*lister, error) {
+	enc, err := codec.NewEncoder()
+	if err != nil {
+		return nil, err
+	}
+	return &lister{enc: enc}, nil
+}
+
+// header returns the M2M v1 header of a record with flags: that of its
 // line, JSON the codec takes, or of the JSON after its prefix (a log's
 // timestamp, an event stream's "data: "; prefixed), a comma after it
-// aside (an array's element), so that -l counts the
-// models of such logs too. A piece of a long line is never listed: its
-// line is what a header would be of.
-func listing(enc *codec.Encoder, flags byte, line []byte) (*codec.Header, error) {
+// aside (an array's element), or of a CSV field's (csvField), so that -l
+// counts the models of such logs too. A piece of a long line is never
+// listed: its line is what a header would be of.
+func (l *lister) header(flags byte, line []byte) (*codec.Header, error) {
 	if flags&flagContinues != 0 {
 		return nil, errPiece
 	}
 	line = trimComma(line)
-	h, err := enc.Header(line)
+	h, err := l.enc.Header(line)
 	if err != nil {
 		if v := prefixed(line); v != nil {
-			h, err = enc.Header(v)
+			h, err = l.enc.Header(v)
+		}
+	}
+	if err != nil && len(line) > 0 && line[0] != '{' {
+		var ok bool
+		if l.csv, ok = appendCSVJSON(l.csv[:0], line); ok {
+			h, err = l.enc.Header(l.csv)
 		}
 	}
 	return h, err
