@@ -60,8 +60,8 @@ func split(in []byte) []string { return splitLong(in, MaxLine) }
 // piece, lines joined to it before the cut in its first.
 func splitLong(in []byte, long int) []string {
 	var recs []string
-	rec := 0        // where the record in progress starts
-	var open []byte // brackets open after the lines joined
+	rec, feeds := 0, 0 // where the record in progress starts, and the line feeds joined into it
+	var open []byte    // brackets open after the lines joined
 	for at := 0; at < len(in); {
 		i := bytes.IndexByte(in[at:], '\n')
 		if i < 0 {
@@ -76,7 +76,7 @@ func splitLong(in []byte, long int) []string {
 			if pieces := cutPieces(in[rec:lineEnd], long); len(pieces) > 1 {
 				recs = append(recs, pieces[:len(pieces)-1]...)
 				recs = append(recs, pieces[len(pieces)-1]+"\n")
-				rec, at, open = lineEnd+1, lineEnd+1, nil
+				rec, at, open, feeds = lineEnd+1, lineEnd+1, nil, 0
 				continue
 			}
 		}
@@ -88,23 +88,25 @@ func splitLong(in []byte, long int) []string {
 			ok = false // a JSON line: a record
 		default:
 			open, ok = followBrackets(open, line)
-			if !ok || lineEnd-rec >= maxGroup {
+			if !ok || lineEnd-rec >= maxGroup || feeds >= maxGroupLines {
 				// Not one value: each line joined a record.
 				for _, l := range bytes.SplitAfter(in[rec:next], []byte("\n")) {
 					if len(l) > 0 {
 						recs = append(recs, string(l))
 					}
 				}
-				rec, at, open = next, next, nil
+				rec, at, open, feeds = next, next, nil, 0
 				continue
 			}
 			last := bytes.TrimRight(bytes.TrimSuffix(bytes.TrimRight(line, " \t\r"), []byte(",")), " \t\r")
 			element := len(last) > 0 && (last[len(last)-1] == '}' || last[len(last)-1] == ']')
 			ok = len(open) > 0 && (bytes.Count(open, []byte("{")) > 0 || !element && lineEnd-rec < minPiece)
 		}
-		if !ok {
+		if ok {
+			feeds++
+		} else {
 			recs = append(recs, string(in[rec:next]))
-			rec = next
+			rec, feeds = next, 0
 		}
 		at = next
 	}
@@ -1315,6 +1317,26 @@ func TestPrettyJSON(t *testing.T) {
 				t.Errorf("%s: %d bytes, the records on their lines %d", name, len(packed), len(plainPacked))
 			}
 		}
+	}
+}
+
+// TestJoinBounds: lines joined up to maxGroupLines line feeds, or
+// maxGroup bytes, are no value pretty-printed: each is a record, and
+// brackets are counted again from the next line (an object's members then
+// a record each).
+func TestJoinBounds(t *testing.T) {
+	many := "{\n" + strings.Repeat("  \"k\": 1,\n", maxGroupLines+10) + "  \"z\": 2\n}\n"
+	long := "{\n" + strings.Repeat("  \"k\": \""+strings.Repeat("v", 1000)+"\",\n", maxGroup/1000+10) + "  \"z\": 2\n}\n"
+	for name, in := range map[string]string{"lines": many, "bytes": long} {
+		packed := roundTrip(t, []byte(in), Options{})
+		r, err := NewReader(bytes.NewReader(packed), int64(len(packed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := int64(strings.Count(in, "\n")); r.Records() != n {
+			t.Errorf("%s: %d records of %d lines, want a line each", name, r.Records(), n)
+		}
+		r.Close()
 	}
 }
 

@@ -24,7 +24,7 @@
 // that closes all it opened, or ends where only arrays are open, closing
 // an object or array or once the record holds 256 bytes; lines that turn out not to be one value (a line
 // ending inside a string or closing a bracket not open) or reach 1 MiB
-// stay a record each. A line longer than [MaxLine] is cut
+// or 65,536 lines stay a record each. A line longer than [MaxLine] is cut
 // into records where its values at the top level end (a data set's one
 // array of records, each a record), else every MaxLine bytes.
 //

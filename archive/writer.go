@@ -406,9 +406,13 @@ func (w *Writer) add(end int, flags byte) {
 	w.partial, w.group.feeds = end, w.group.feeds-feeds
 }
 
-// maxGroup bounds the lines joined into one record: past it, the record
-// ends with the line that reached it.
-const maxGroup = 1 << 20
+// maxGroup and maxGroupLines bound the lines joined into one record, in
+// bytes and in line feeds: lines that reach either are no value
+// pretty-printed (unjoin; the lines a batch takes at once so bounded).
+const (
+	maxGroup      = 1 << 20
+	maxGroupLines = 1 << 16
+)
 
 // A lineGroup follows the brackets of the lines joined into the record in
 // progress (joins): how many are open after its last line, which of them
@@ -448,7 +452,7 @@ const (
 // of a JSON value pretty-printed, as json.dump(indent=2) and jq write
 // them, are one record whose values are taken apart as a line's are,
 // where a record a line cost an index entry and a CRC-32 each and kept no
-// object whole (dev as one indented array: 11.16x at level 3, now 13.20x;
+// object whole (dev as one indented array: 11.16x at level 3, now 13.31x;
 // bench/README.md). A line that ends inside an object or array, brackets
 // counted outside strings from the last line that ended outside all, is
 // joined by the next, up to the line that closes them all, or one that
@@ -457,7 +461,8 @@ const (
 // element a record, the bracket that opens it in the first; numbers one a
 // line, a record of some). A line that ends inside a string, closes a
 // bracket not open or of the other kind, or nests past maxDepth, is no
-// JSON pretty-printed, nor are lines joined up to maxGroup bytes: they
+// JSON pretty-printed, nor are lines joined up to maxGroup bytes or
+// maxGroupLines line feeds: they
 // are then a record each, as they would have been (prose with a '{' not
 // closed on its line), and brackets are counted again from outside all. A
 // line outside all that starts with '{' or '[' and ends with '}' or ']'
@@ -472,7 +477,7 @@ func (w *Writer) joins() int {
 	switch {
 	case g.depth == 0 && whole(line):
 		return end
-	case !g.scan(line) || len(w.cur.buf)-w.partial >= maxGroup:
+	case !g.scan(line) || len(w.cur.buf)-w.partial >= maxGroup || g.feeds >= maxGroupLines:
 		g.depth, g.arrays = 0, 0
 		return unjoin
 	case g.depth == 0:
