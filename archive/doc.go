@@ -176,10 +176,13 @@
 // \t named, others \u00xx) that it makes: 1, runes past U+007F as \uXXXX
 // (surrogate pairs past U+FFFF); 2, '<', '>' and '&' as \u escapes; 4,
 // U+2028 and U+2029 as \u escapes; 8, upper-case hex digits; 16, '/' as
-// \/. Its text is expanded, then escaped. The values inside are stored
-// once as any record's are: dev100's records as the bodies of a
-// gateway's log (bench/reshape -kind bodies) are 28% smaller so
-// (bench/README.md).
+// \/; or 'g', CSV's: a field of CSV holding JSON text, its quotes doubled
+// and nothing else escaped (a line that is not JSON, the field at its
+// start or after a ',', ';' or tab, and before one or the line's end:
+// dev100 exported as CSV is 2x smaller so). Its text is expanded, then
+// escaped. The values inside are stored once as any record's are:
+// dev100's records as the bodies of a gateway's log (bench/reshape -kind
+// bodies) are 28% smaller so (bench/README.md).
 //
 // The directory starts with the version of the layout, [Version] (11): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
