@@ -1340,6 +1340,34 @@ func TestJoinBounds(t *testing.T) {
 	}
 }
 
+// TestNestedListing: a record that names no model is listed by the first
+// object among its members' values, or theirs, that does: the sample as
+// OpenAI's Batch input (the request its "body") and output (its
+// "response"'s "body") lists the schemas and models of its records.
+func TestNestedListing(t *testing.T) {
+	in := sample.JSONL()
+	plainPacked, _ := write(t, in, Options{}, 1<<20)
+	plain := contents(t, plainPacked)
+	var batch []byte
+	n := 0
+	for _, l := range bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n")) {
+		if !json.Valid(l) || l[0] != '{' {
+			batch = append(append(batch, l...), '\n')
+			continue
+		}
+		if n++; n%2 == 0 {
+			batch = fmt.Appendf(batch, `{"custom_id":"request-%d","method":"POST","url":"/v1/chat/completions","body":%s}`+"\n", n, l)
+		} else {
+			batch = fmt.Appendf(batch, `{"id":"batch_req_%d","custom_id":"request-%d","response":{"status_code":200,"request_id":"r%d","body":%s},"error":null}`+"\n", n, n, n, l)
+		}
+	}
+	packed := roundTrip(t, batch, Options{})
+	list := contents(t, packed)
+	if !maps.Equal(list.Models, plain.Models) || !maps.Equal(list.Schemas, plain.Schemas) {
+		t.Errorf("listed %v %v, the records on their lines %v %v", list.Schemas, list.Models, plain.Schemas, plain.Models)
+	}
+}
+
 // contents lists the archive packed.
 func contents(t *testing.T, packed []byte) *Contents {
 	t.Helper()

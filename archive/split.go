@@ -1,6 +1,9 @@
 package archive
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // maxDepth bounds the nesting the subtree scanner follows: a line nested
 // deeper is kept as text, whole.
@@ -323,6 +326,35 @@ func csvFieldEnd(src []byte, p int) int {
 			return end
 		}
 		end++ // a quote doubled
+	}
+}
+
+// eachMember calls f with the value of each member of the object v (JSON
+// text, whitespace around it aside), until f returns true or v turns out
+// no object.
+func eachMember(v []byte, f func(value []byte) bool) {
+	t := treeScan{src: v, min: math.MaxInt32} // values skipped, none listed
+	i := skipSpace(v, 0)
+	if i == len(v) || v[i] != '{' {
+		return
+	}
+	for i = skipSpace(v, i+1); i < len(v) && v[i] == '"'; {
+		j := stringEnd(v, i)
+		if j < 0 {
+			return
+		}
+		if j = skipSpace(v, j); j == len(v) || v[j] != ':' {
+			return
+		}
+		j = skipSpace(v, j+1)
+		end := t.value(j, 1)
+		if end < 0 || f(v[j:end]) {
+			return
+		}
+		if i = skipSpace(v, end); i == len(v) || v[i] != ',' {
+			return
+		}
+		i = skipSpace(v, i+1)
 	}
 }
 

@@ -846,8 +846,8 @@ func (s *scanner) scan(b *batch) {
 // A lister finds the M2M v1 header a record is listed by (header): a
 // worker's, with its codec and scratch.
 type lister struct {
-	enc *codec.Encoder
-	csv []byte // a CSV field's text, its quotes undoubled
+	enc, sub *codec.Encoder // the record's header; a member's (nested)
+	csv      []byte         // a CSV field's text, its quotes undoubled
 }
 
 func newLister() (*lister, error) {
@@ -855,33 +855,66 @@ func newLister() (*lister, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lister{enc: enc}, nil
+	sub, err := codec.NewEncoder()
+	if err != nil {
+		return nil, err
+	}
+	return &lister{enc: enc, sub: sub}, nil
 }
 
 // header returns the M2M v1 header of a record with flags: that of its
 // line, JSON the codec takes, or of the JSON after its prefix (a log's
 // timestamp, an event stream's "data: "; prefixed), a comma after it
 // aside (an array's element), or of a CSV field's (csvField), so that -l
-// counts the models of such logs too. A piece of a long line is never
-// listed: its line is what a header would be of.
+// counts the models of such logs too; and where that names no model, the
+// header of the first object among its members' values, or theirs, that
+// does (a Batch file's "body", a gateway's "request" and "response"). A
+// piece of a long line is never listed: its line is what a header would
+// be of.
 func (l *lister) header(flags byte, line []byte) (*codec.Header, error) {
 	if flags&flagContinues != 0 {
 		return nil, errPiece
 	}
 	line = trimComma(line)
-	h, err := l.enc.Header(line)
+	v := line
+	h, err := l.enc.Header(v)
 	if err != nil {
-		if v := prefixed(line); v != nil {
+		if v = prefixed(line); v != nil {
 			h, err = l.enc.Header(v)
 		}
 	}
 	if err != nil && len(line) > 0 && line[0] != '{' {
 		var ok bool
 		if l.csv, ok = appendCSVJSON(l.csv[:0], line); ok {
-			h, err = l.enc.Header(l.csv)
+			v = l.csv
+			h, err = l.enc.Header(v)
+		}
+	}
+	if err == nil && len(h.Model) == 0 {
+		if n := l.nested(v, 2); n != nil {
+			return n, nil
 		}
 	}
 	return h, err
+}
+
+// nested returns the header of the first object among the values of the
+// members of object v, or depth-1 levels further, whose header names a
+// model, or nil.
+func (l *lister) nested(v []byte, depth int) *codec.Header {
+	var found *codec.Header
+	eachMember(v, func(m []byte) bool {
+		if m[0] != '{' {
+			return false
+		}
+		if h, err := l.sub.Header(m); err == nil && len(h.Model) > 0 {
+			found = h
+		} else if depth > 1 {
+			found = l.nested(m, depth-1)
+		}
+		return found != nil
+	})
+	return found
 }
 
 var errPiece = errors.New("archive: a piece of a line")
