@@ -138,10 +138,12 @@
 // bench/traffic's), are so 26% smaller at level 3 (bench/README.md). A
 // listed record is JSON the M2M codec accepts, or holds such JSON after a
 // prefix (from the first '{' of its first 256 bytes, if it does not start
-// with one), and is not a piece of a line that the next record continues:
-// its schema and model are what that JSON's M2M v1 header would say
-// (a comma after it aside),
-// which m2m-batch -l counts from the index alone. The skeletons follow one another: a kept record's bytes
+// with one) or in a field of CSV (the first whose text starts with '{'),
+// and is not a piece of a line that the next record continues: its
+// schema and model are what that JSON's M2M v1 header would say (a comma
+// after it aside), or where that names no model, the header of the first
+// object among its members' values, or theirs, that does (a Batch file's
+// "body"), which m2m-batch -l counts from the index alone. The skeletons follow one another: a kept record's bytes
 // (its length of them), a template ended by a line feed (by 0x00 for
 // lines joined, which hold line feeds), or for a repeat nothing.
 //
