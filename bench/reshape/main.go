@@ -38,6 +38,10 @@
 // conversation's history does; random bytes, as a JPEG's or a PNG's
 // compressed data are to any coder). The rest of the line is as it was.
 //
+// -kind csv: the log as a warehouse exports it: CSV (CRLF, as Python's
+// csv module and spreadsheets write it) of an id, a time and the line,
+// quoted as CSV quotes it (each '"' doubled), after a header row.
+//
 // -kind pretty: each line's JSON indented by two spaces, one value after
 // another, as jq . writes them.
 //
@@ -57,6 +61,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -65,11 +70,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"time"
 )
 
 func main() {
-	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline, sse, images, pretty or array")
+	kind := flag.String("kind", "anthropic", "anthropic, batch, gateway, bodies, logline, sse, images, csv, pretty or array")
 	seed := flag.Uint64("seed", 1, "random seed (ids, times, latencies)")
 	flag.Parse()
 	r, err := newReshaper(*kind, *seed)
@@ -101,6 +107,8 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 		}
 	case "images":
 		r.line = func(obj map[string]json.RawMessage, raw []byte) any { return withImage(obj, raw) }
+	case "csv":
+		r.text, r.end = r.csvRow, func() []byte { return nil }
 	case "pretty":
 		r.text = func(raw []byte) []byte {
 			var b bytes.Buffer
@@ -112,7 +120,7 @@ func newReshaper(kind string, seed uint64) (*reshaper, error) {
 	case "array":
 		r.text, r.end = r.element, r.closeArray
 	default:
-		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline, sse, images, pretty or array")
+		return nil, errors.New("-kind is anthropic, batch, gateway, bodies, logline, sse, images, csv, pretty or array")
 	}
 	return r, nil
 }
@@ -148,6 +156,21 @@ func (r *reshaper) element(raw []byte) []byte {
 		b.WriteString(",\n  ")
 	}
 	json.Indent(&b, raw, "  ", "  ")
+	return b.Bytes()
+}
+
+// csvRow returns raw as a row of csv's export, its line feed (CRLF)
+// included, the header row before the first.
+func (r *reshaper) csvRow(raw []byte) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.UseCRLF = true
+	if r.n == 1 {
+		w.Write([]string{"id", "created_at", "payload"})
+	}
+	r.at = r.at.Add(time.Duration(100+r.rng.IntN(5000)) * time.Millisecond)
+	w.Write([]string{strconv.Itoa(r.n), r.at.Format(time.RFC3339Nano), string(raw)})
+	w.Flush()
 	return b.Bytes()
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -186,5 +187,22 @@ func TestReshapeImages(t *testing.T) {
 	}
 	if images == 0 || images > len(lines)/3 {
 		t.Errorf("%d images in %d lines", images, len(lines))
+	}
+}
+
+// TestReshapeCSV: csv writes a header and a row a line, which
+// encoding/csv reads back: the line as the third field.
+func TestReshapeCSV(t *testing.T) {
+	in := append(sample.JSONL(), "not json, \"quoted\"\n"...)
+	lines := bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n"))
+	out := reshape(t, "csv", in)
+	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != len(lines)+1 || rows[0][2] != "payload" || !bytes.HasSuffix(out, []byte("\r\n")) {
+		t.Fatalf("%v, %d rows for %d lines", err, len(rows), len(lines))
+	}
+	for i, l := range lines {
+		if rows[i+1][2] != string(l) {
+			t.Fatalf("row %d: %.100q, want %.100q", i+1, rows[i+1][2], l)
+		}
 	}
 }
