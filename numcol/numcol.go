@@ -45,10 +45,10 @@
 // count of float32s, in order, follows the kinds; see appendVector for
 // what is taken as one), 0xfd for a blob, a run of base64 of other bytes
 // (its length in bytes, in order, follows the vectors' counts, and its
-// bytes end the columns; see blobEnd), else bits: 0x01 float64 (else float32), 0x02
-// exponent form (else fixed), 0x04 'E' (else 'e'), 0x08 '+' before an
-// exponent that is not negative, 0x10 exponent of at least two digits,
-// 0x20 ".0" after a mantissa without fraction digits. f32 are the float32
+// bytes end the columns; see blobEnd), else bits: 0x01 float64 (else
+// float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'), 0x08
+// '+' before an exponent that is not negative, 0x10 exponent of at least
+// two digits, 0x20 ".0" after a mantissa without fraction digits. f32 are the float32
 // numbers' bits (a vector's in its place among them) as four columns of
 // one byte a number: the exponent (bits 30-23), the sign and mantissa
 // bits 22-16, bits 15-8, bits 7-0. f64 are the float64 numbers' as eight
