@@ -97,7 +97,7 @@ func pick(v, def int) int {
 // are its frames' before compression, Packed after (frame headers
 // included).
 type Counts struct {
-	Records int64 // records: lines, and pieces of lines longer than MaxLine
+	Records int64 // records: lines (those of a value pretty-printed joined), and pieces of lines longer than MaxLine
 	Lines   int64 // lines (a last one without a line feed included)
 	Bytes   int64 // bytes of input
 	// Kept counts records stored as their bytes, with no value taken out:
