@@ -1,5 +1,6 @@
 // Package archive is the archive mode of m2m corpus files: JSONL of LLM
-// API traffic, each line a record, with every JSON value of 64 bytes or
+// API traffic, each line a record (the lines of a value pretty-printed
+// one), with every JSON value of 64 bytes or
 // more (a message, a system prompt, a tool schema, a re-sent history, an
 // answer) stored once in the whole archive and referred to wherever it
 // recurs, however far apart, and what is left of each record (its
