@@ -256,8 +256,10 @@ func (t *treeScan) unescaped(at int, s []byte, depth int) {
 }
 
 // csvField lists the field of CSV starting at src[p], a quote, if its
-// text, its quotes doubled (escape.go), is JSON text holding two values
-// to store, and the field ends the line or another separator follows it:
+// text, its quotes doubled (escape.go), is JSON text holding a value to
+// store (one is enough: the field is stored as nothing else, where a
+// string of JSON text with one is stored whole), and the field ends the
+// line or another separator follows it:
 // a node of the field, as a string of JSON text in CSV's dialect, then
 // those values. It returns the field's end, or -1 (nothing listed).
 func (t *treeScan) csvField(p int) int {

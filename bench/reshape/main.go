@@ -135,8 +135,10 @@ type reshaper struct {
 	at   time.Time // the gateway's clock
 	n    int       // lines read
 	line func(obj map[string]json.RawMessage, raw []byte) any
-	// text, where not nil, writes each line in place of line (text, or
-	// nothing), then end.
+	// text, where not nil, is what each line becomes in place of line
+	// (nil: nothing), a line feed after it unless end is set, which
+	// kinds whose text ends its own lines set, and whose bytes end the
+	// file.
 	text     func(raw []byte) []byte
 	end      func() []byte
 	elements int // array's, so far
