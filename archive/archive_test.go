@@ -1279,8 +1279,7 @@ func TestInnerJSON(t *testing.T) {
 // fifth of them, where each line a record (before) cost twice as much.
 func TestPrettyJSON(t *testing.T) {
 	in := sample.JSONL()
-	plainPacked, plain := write(t, in, Options{}, 1<<20)
-	plainList := contents(t, plainPacked)
+	ref := sampleArchive(t)
 	var jq, array bytes.Buffer
 	array.WriteString("[\n")
 	objects := 0
@@ -1299,23 +1298,45 @@ func TestPrettyJSON(t *testing.T) {
 		}
 	}
 	array.WriteString("\n]\n")
-	for name, pretty := range map[string][]byte{"jq": jq.Bytes(), "array": array.Bytes()} {
-		for _, o := range bothLevels() {
-			roundTrip(t, pretty, o)
-			packed, c := write(t, pretty, o, 1<<20)
-			if c.Strings != plain.Strings || c.Lines != int64(bytes.Count(pretty, []byte("\n"))) {
-				t.Errorf("%s, level %d: %d strings stored, %d lines; the records on their lines %d strings", name, o.Level, c.Strings, c.Lines, plain.Strings)
-			}
-			if o.Level == LevelMax {
-				continue
-			}
-			list := contents(t, packed)
-			if !maps.Equal(list.Models, plainList.Models) || !maps.Equal(list.Schemas, plainList.Schemas) {
-				t.Errorf("%s: listed %v %v, the records on their lines %v %v", name, list.Schemas, list.Models, plainList.Schemas, plainList.Models)
-			}
-			if len(packed) > len(plainPacked)*6/5 {
-				t.Errorf("%s: %d bytes, the records on their lines %d", name, len(packed), len(plainPacked))
-			}
+	ref.like(t, "jq", jq.Bytes(), 6, 5)
+	ref.like(t, "array", array.Bytes(), 6, 5)
+}
+
+// archived is an archive at the default level, its counts and listing.
+type archived struct {
+	packed []byte
+	counts Counts
+	list   *Contents
+}
+
+// sampleArchive is the sample's own archive: that of its records on their
+// lines, which a test of the sample in another shape compares with.
+func sampleArchive(t *testing.T) archived {
+	packed, c := write(t, sample.JSONL(), Options{}, 1<<20)
+	return archived{packed, c, contents(t, packed)}
+}
+
+// like checks in, the sample's records in another shape, at both levels:
+// it comes back (roundTrip, which counts its lines too) and stores the
+// strings its records do, and at the default level lists their schemas
+// and models and takes at most num/den of their archive's bytes.
+func (a archived) like(t *testing.T, name string, in []byte, num, den int) {
+	t.Helper()
+	for _, o := range bothLevels() {
+		roundTrip(t, in, o)
+		packed, c := write(t, in, o, 1<<20)
+		if c.Strings != a.counts.Strings {
+			t.Errorf("%s, level %d: %d strings stored, the records on their lines %d", name, o.Level, c.Strings, a.counts.Strings)
+		}
+		if o.Level == LevelMax {
+			continue
+		}
+		list := contents(t, packed)
+		if !maps.Equal(list.Models, a.list.Models) || !maps.Equal(list.Schemas, a.list.Schemas) {
+			t.Errorf("%s: listed %v %v, the records on their lines %v %v", name, list.Schemas, list.Models, a.list.Schemas, a.list.Models)
+		}
+		if len(packed) > len(a.packed)*num/den {
+			t.Errorf("%s: %d bytes, the records on their lines %d", name, len(packed), len(a.packed))
 		}
 	}
 }
@@ -1346,8 +1367,7 @@ func TestJoinBounds(t *testing.T) {
 // "response"'s "body") lists the schemas and models of its records.
 func TestNestedListing(t *testing.T) {
 	in := sample.JSONL()
-	plainPacked, _ := write(t, in, Options{}, 1<<20)
-	plain := contents(t, plainPacked)
+	plain := sampleArchive(t).list
 	var batch []byte
 	n := 0
 	for _, l := range bytes.Split(bytes.TrimSuffix(in, []byte("\n")), []byte("\n")) {
@@ -1391,8 +1411,7 @@ func contents(t *testing.T, packed []byte) *Contents {
 // within a tenth of them.
 func TestCSV(t *testing.T) {
 	in := sample.JSONL()
-	plainPacked, plain := write(t, in, Options{}, 1<<20)
-	plainList := contents(t, plainPacked)
+	ref := sampleArchive(t)
 	var crlf, lf bytes.Buffer
 	w := csv.NewWriter(&lf)
 	crlf.WriteString("id,time,payload\r\n")
@@ -1402,25 +1421,8 @@ func TestCSV(t *testing.T) {
 		w.Write([]string{strconv.Itoa(i), string(l), "ok"})
 	}
 	w.Flush()
-	for name, exported := range map[string][]byte{"python": crlf.Bytes(), "go": lf.Bytes()} {
-		for _, o := range bothLevels() {
-			roundTrip(t, exported, o)
-			packed, c := write(t, exported, o, 1<<20)
-			if c.Strings != plain.Strings {
-				t.Errorf("%s, level %d: %d strings stored, the records on their lines %d", name, o.Level, c.Strings, plain.Strings)
-			}
-			if o.Level == LevelMax {
-				continue
-			}
-			list := contents(t, packed)
-			if !maps.Equal(list.Models, plainList.Models) || !maps.Equal(list.Schemas, plainList.Schemas) {
-				t.Errorf("%s: listed %v %v, the records on their lines %v %v", name, list.Schemas, list.Models, plainList.Schemas, plainList.Models)
-			}
-			if len(packed) > len(plainPacked)*11/10 {
-				t.Errorf("%s: %d bytes, the records on their lines %d", name, len(packed), len(plainPacked))
-			}
-		}
-	}
+	ref.like(t, "python", crlf.Bytes(), 11, 10)
+	ref.like(t, "go", lf.Bytes(), 11, 10)
 }
 
 // TestCutValues: a line longer than the writer's bound (MaxLine, here

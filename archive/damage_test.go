@@ -320,34 +320,14 @@ func TestForgedListing(t *testing.T) {
 	in = in[:bytes.LastIndexByte(in, '\n')+1]
 	packed, _ := write(t, in, Options{}, 4096)
 	bodies := blocksOf(t, packed)
-	rb := bodies[0] // the records block comes first: it refers to frames still open
-	if rb[0] != kindRecords {
-		t.Fatalf("block 0 is a %q block", rb[0])
-	}
-	n, k, _ := varint.Uvarint64(rb[1:])
-	_, idxAt, err := parseFrame(rb[1+k:], 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crcs := rb[1+k : len(rb)-len(idxAt)]
-	idxF, rest, err := parseFrame(idxAt, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := newFrameDecoder()
-	idx, err := d.decode(nil, idxF, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The records block comes first: it refers to frames still open.
+	idx, forge := recordsIndex(t, bodies[0])
 	at := bytes.Index(idx, []byte("gpt-"))
 	if at < 0 {
 		t.Fatal("no model in the index")
 	}
 	idx[at] = 'X'
-	forged := append(append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...), crcs...)
-	forged = appendFrameHeader(forged, coderStored, -1, len(idx), len(idx))
-	forged = append(append(forged, idx...), rest...)
-	bodies[0] = forged
+	bodies[0] = forge(idx)
 	bad := frameBodies(bodies)
 	r, err := NewReader(bytes.NewReader(bad), int64(len(bad)))
 	if err != nil {
@@ -362,14 +342,15 @@ func TestForgedListing(t *testing.T) {
 	}
 }
 
-// TestForgedFeeds: the line feeds an index says lines joined hold,
-// changed with every checksum right, are ErrCorrupt: none, or one more
-// than the record holds.
-func TestForgedFeeds(t *testing.T) {
-	in := []byte(strings.Repeat("{\n  \"a\": [\n    \"x\"\n  ]\n}\n", 3))
-	packed, _ := write(t, in, Options{}, 4096)
-	bodies := blocksOf(t, packed)
-	rb := bodies[0]
+// recordsIndex returns the raw bytes of the index frame of rb, a records
+// block's body, and forge, which returns rb with an index of other raw
+// bytes in its place (a stored frame), its CRC-32s and skeletons as they
+// were: an index forged with every checksum right.
+func recordsIndex(t *testing.T, rb []byte) (idx []byte, forge func(idx []byte) []byte) {
+	t.Helper()
+	if rb[0] != kindRecords {
+		t.Fatalf("a %q block, not records", rb[0])
+	}
 	n, k, _ := varint.Uvarint64(rb[1:])
 	_, idxAt, err := parseFrame(rb[1+k:], 0)
 	if err != nil {
@@ -381,10 +362,26 @@ func TestForgedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := newFrameDecoder()
-	idx, err := d.decode(nil, idxF, nil)
-	if err != nil {
+	if idx, err = d.decode(nil, idxF, nil); err != nil {
 		t.Fatal(err)
 	}
+	return idx, func(idx []byte) []byte {
+		b := append(append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...), crcs...)
+		b = appendFrameHeader(b, coderStored, -1, len(idx), len(idx))
+		return append(append(b, idx...), rest...)
+	}
+}
+
+// TestForgedFeeds: the line feeds an index says lines joined hold,
+// changed with every checksum right, are ErrCorrupt: none, or one more
+// than the record holds.
+func TestForgedFeeds(t *testing.T) {
+	in := []byte(strings.Repeat("{\n  \"a\": [\n    \"x\"\n  ]\n}\n", 3))
+	packed, _ := write(t, in, Options{}, 4096)
+	bodies := blocksOf(t, packed)
+	rb := bodies[0]
+	idx, forge := recordsIndex(t, rb)
+	n, _, _ := varint.Uvarint64(rb[1:])
 	// The backs, then the flags, then the first record's length and line
 	// feeds (4).
 	at := 0
@@ -398,10 +395,7 @@ func TestForgedFeeds(t *testing.T) {
 	for _, feeds := range []byte{0, 5} {
 		forgedIdx := bytes.Clone(idx)
 		forgedIdx[at+int(n)+1] = feeds
-		forged := append(append([]byte{kindRecords}, varint.AppendUvarint64(nil, n)...), crcs...)
-		forged = appendFrameHeader(forged, coderStored, -1, len(forgedIdx), len(forgedIdx))
-		forged = append(append(forged, forgedIdx...), rest...)
-		bodies[0] = forged
+		bodies[0] = forge(forgedIdx)
 		if _, err := readAll(frameBodies(bodies)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "line feeds") {
 			t.Errorf("%d line feeds: %v", feeds, err)
 		}
