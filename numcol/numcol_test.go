@@ -238,18 +238,32 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
-// TestVectors: float32s in base64 are taken as one vector where they
-// decode strictly to float32s of an embedding's magnitudes, and other
-// base64 stays text.
-func TestVectors(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	noise := func(n int) string {
+// base64Noise returns a function of n: n bytes of r's noise in base64
+// (an image's compressed data, as any coder sees it).
+func base64Noise(r *rand.Rand) func(n int) string {
+	return func(n int) string {
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(r.Uint32())
 		}
 		return base64.StdEncoding.EncodeToString(b)
 	}
+}
+
+// kindsOf returns the kinds of columns cols of n marks, n under 128 (a
+// one-byte count).
+func kindsOf(cols []byte, n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	return cols[1 : 1+n]
+}
+
+// TestVectors: float32s in base64 are taken as one vector where they
+// decode strictly to float32s of an embedding's magnitudes, and other
+// base64 stays text.
+func TestVectors(t *testing.T) {
+	noise := base64Noise(rand.New(rand.NewPCG(7, 8)))
 	vector := base64Vector
 	v1536, v35, v34, v32, v31 := vector(1536), vector(35), vector(34), vector(32), vector(31)
 	bad := []byte(v34)
@@ -273,11 +287,7 @@ func TestVectors(t *testing.T) {
 		{"in a data URL", `"data:application/octet-stream;base64,` + v1536 + `"`, 1},
 	} {
 		text, cols, n, _ := roundTrip(t, []byte(tc.in))
-		var kinds []byte
-		if n > 0 {
-			kinds = cols[1 : 1+n] // n < 128: a one-byte count
-		}
-		if vectors := bytes.Count(kinds, []byte{kindVector}); vectors != tc.vectors {
+		if vectors := bytes.Count(kindsOf(cols, n), []byte{kindVector}); vectors != tc.vectors {
 			t.Errorf("%s: %d vectors taken (%d marks: %.60q), want %d", tc.name, vectors, n, text, tc.vectors)
 		}
 	}
@@ -288,14 +298,7 @@ func TestVectors(t *testing.T) {
 // the columns hold as they are; shorter runs, hex, words, runs that do
 // not encode back, and other alphabets stay text.
 func TestBlobs(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	noise := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		return base64.StdEncoding.EncodeToString(b)
-	}
+	noise := base64Noise(rand.New(rand.NewPCG(11, 12)))
 	image, shortest := noise(30000), noise(190)
 	bad := []byte(noise(1000))
 	bad[len(bad)-3]++ // before "==": padding bits no longer zero
@@ -316,11 +319,7 @@ func TestBlobs(t *testing.T) {
 		{"MIME lines", `"` + mimeLines(image[:4000]) + `"`, 0},
 	} {
 		text, cols, n, taken := roundTrip(t, []byte(tc.in))
-		var kinds []byte
-		if n > 0 {
-			kinds = cols[1 : 1+n] // n < 128: a one-byte count
-		}
-		if blobs := bytes.Count(kinds, []byte{kindBlob}); blobs != tc.blobs {
+		if blobs := bytes.Count(kindsOf(cols, n), []byte{kindBlob}); blobs != tc.blobs {
 			t.Errorf("%s: %d blobs taken (%d marks: %.60q), want %d", tc.name, blobs, n, text, tc.blobs)
 		}
 		if tc.blobs > 0 && len(cols) > taken*3/4+16 {
@@ -341,11 +340,7 @@ func mimeLines(b64 string) string {
 // TestMightTake: the bound rules out what has no numbers though its
 // digits are many, and not what has them (nor an image in base64: a blob).
 func TestMightTake(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	image := make([]byte, 3<<10)
-	for i := range image {
-		image[i] = byte(r.Uint32())
-	}
+	image := base64Noise(rand.New(rand.NewPCG(9, 10)))(3 << 10)
 	for _, tc := range []struct {
 		name, in string
 		might    bool
@@ -354,8 +349,8 @@ func TestMightTake(t *testing.T) {
 		{"integers", strings.Repeat(`{"id":12345678,"created":1732500000},`, 20), false},
 		{"hex", strings.Repeat(`"0123456789abcdef0123456789abcdef",`, 20), false},
 		{"one long word", strings.Repeat("0123456789abcdef", 1<<10), false},
-		{"an image", `"data:image/png;base64,` + base64.StdEncoding.EncodeToString(image) + `"`, true},
-		{"an image's base64, lower case", `"` + strings.ToLower(base64.StdEncoding.EncodeToString(image)) + `"`, false},
+		{"an image", `"data:image/png;base64,` + image + `"`, true},
+		{"an image's base64, lower case", `"` + strings.ToLower(image) + `"`, false},
 		{"logprobs", strings.Repeat(`{"token":"a","logprob":-0.0012345678},`, 20), true},
 		{"a vector", `"` + base64Vector(64) + `"`, true},
 	} {
