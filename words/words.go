@@ -89,7 +89,7 @@ func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 // (\n, \", \\, \t, \u...), or one like it.
 func isEscaped(c byte) bool { return isLetter(c) || c == '"' || c == '\\' }
 
-// isWord reports whether w is a word nextWord finds: 2 to MaxLen letters,
+// isWord reports whether w is a word a wordScan finds: 2 to MaxLen letters,
 // or an escape.
 func isWord(w []byte) bool {
 	if len(w) == 2 && w[0] == '\\' {
@@ -288,20 +288,14 @@ func isRunByte(c byte) bool {
 	return isLetter(c) || '0' <= c && c <= '9' || c == '+' || c == '/'
 }
 
-// nextWord returns where the first word of b at or after from starts and
-// ends, or len(b) twice where there is none.
-func nextWord(b []byte, from int) (int, int) {
-	var s wordScan
-	return s.next(b, from)
-}
-
 // A wordScan finds words in a text, remembering the run of base64's bytes
 // it last found shorter than minRun, so that it measures none twice.
 type wordScan struct{ start, end int }
 
-// next is nextWord: a run of letters that borders another byte of base64
-// (a token, a path, base64) is a word only if the run of base64's bytes
-// around it is shorter than minRun.
+// next returns where the first word of b at or after from starts and
+// ends, or len(b) twice where there is none: a run of letters that
+// borders another byte of base64 (a token, a path, base64) is a word only
+// if the run of base64's bytes around it is shorter than minRun.
 func (ws *wordScan) next(b []byte, from int) (int, int) {
 	for {
 		i, j := nextLetters(b, from)

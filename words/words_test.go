@@ -60,6 +60,12 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// nextWord is a wordScan's next, with nothing remembered.
+func nextWord(b []byte, from int) (int, int) {
+	var s wordScan
+	return s.next(b, from)
+}
+
 // nextWordBytes is nextWord a byte at a time: its twin.
 func nextWordBytes(b []byte, from int) (int, int) {
 	for i := from; i < len(b); {
