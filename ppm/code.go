@@ -10,16 +10,17 @@ import "math/bits"
 // counts; else the next context, excluding what this one had. Below order
 // 0, every symbol not excluded is equally likely.
 
-// see is the first table of the escape decision: 12-bit probabilities of
-// the symbol being among the context's, by seeIndex.
-const seeSize = 1 << 16
+// see is the first table of the escape decision: probabilities of the
+// symbol being among the context's, by seeIndex.
+const seeSize = 1 << 19
 
 // seeIndex is the secondary-estimation context of a context c, n of whose
 // symbols are not excluded and total their counts: the counts (the one
 // symbol's, or how many symbols and their average), the order, how many
 // more symbols the shorter context has seen, whether the context is young,
 // whether a longer one escaped, whether the last symbol was found at once,
-// and the class of the last byte.
+// the class of the last byte, and that of the context's symbol if it has
+// one.
 func (m *model) seeIndex(c, n, total uint32) uint32 {
 	var x uint32
 	if n == 1 {
@@ -48,7 +49,11 @@ func (m *model) seeIndex(c, n, total uint32) uint32 {
 	if m.summ(c) < 3*freqStep*m.numStats(c) {
 		flags |= 4
 	}
-	return ((((x<<3|o)*3+more)<<3|flags)<<2 | m.prevClass) & (seeSize - 1)
+	var sc uint32 // the class of a context's one symbol (PPMd's HB2Flag)
+	if n == 1 {
+		sc = m.classes[m.sym(m.stats(c))]
+	}
+	return (((((x<<3|o)*3+more)<<3|flags)<<2|m.prevClass)<<2 | sc) & (seeSize - 1)
 }
 
 // byteClass sorts bytes in four: letters, digits, space and JSON escapes,
@@ -69,16 +74,22 @@ func byteClass(b byte) uint32 {
 // 3-4, 3 for 5-8, ...
 func bucket(v uint32) uint32 { return uint32(bits.Len32(max(v, 1) - 1)) }
 
-// A prob is an adaptive probability of a 0, in 12 bits, with a count of
-// what it has seen: it learns fast at first (a running mean), then at a
-// rate of 1/64. A slower end rate than 1/32 (format version 2) codes
-// dev100's strings 0.2% smaller and its skeletons and templates 0.6%;
-// 1/48 and 1/96 gain less, 1/128 nothing, and probabilities of 16 bits in
-// place of 12 were within 0.2% either way (bench/README.md).
+// A prob is an adaptive probability of a 0, in 16 bits (of probOne), with
+// a count of what it has seen: it learns fast at first (a running mean),
+// then at a rate of 1/64. A slower end rate than 1/32 (format version 2)
+// codes dev100's strings 0.2% smaller and its skeletons and templates
+// 0.6%; 1/48 and 1/96 gain less, 1/128 nothing (bench/README.md). Its
+// 16 bits let a decision that is all but certain cost 0.002 bits where
+// 12 bits (format version 5) cost 0.011: a byte of JSON's punctuation in
+// a context that has only ever seen it, which dev100's skeletons are
+// mostly made of, then cost five times what it does in PPMd.
 type prob struct {
 	p uint16
 	n uint16
 }
+
+// probOne is a probability of one.
+const probOne = 1 << 16
 
 func (q *prob) get() uint32 { return uint32(q.p) }
 
@@ -86,14 +97,14 @@ func (q *prob) get() uint32 { return uint32(q.p) }
 func adapt(q *prob, bit int) {
 	target := int32(0)
 	if bit == 0 {
-		target = 4096
+		target = probOne
 	}
 	if q.n < 62 {
 		q.n++
 	}
 	d := (target - int32(q.p)) / int32(q.n+2)
 	np := int32(q.p) + d
-	q.p = uint16(min(max(np, 32), 4096-32))
+	q.p = uint16(min(max(np, 16), probOne-16))
 }
 
 // begin starts the coding of a symbol: nothing excluded, no context

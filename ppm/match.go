@@ -9,21 +9,31 @@ import (
 // the last matchMin bytes to where they last ended. While the bytes before
 // the current position repeat an earlier stretch, the byte that followed
 // that stretch is predicted, with a probability learned by the length of
-// the match: near-duplicate text (the same prompt with another question,
-// an answer with another ending) costs little more than a bit a byte.
+// the match and what the context model knows there (matchCtx): near-
+// duplicate text (the same prompt with another question, an answer with
+// another ending) costs little more than a bit a byte.
 const (
 	matchMin   = 8
 	matchBits  = 20 // the most: smaller for less text
 	matchLimit = 65535
+	// matchUse is the shortest match whose prediction is coded. Shorter
+	// ones the context model, 16 bytes deep, predicts as well, and in
+	// structured text (JSON's keys and punctuation around values that
+	// vary) a match of 8 that runs into the next value is wrong where it
+	// is most confident: coding matches of 8 or more, dev100's skeletons
+	// coded 4.5% larger and its templates 2.5%, its text 0.03% smaller.
+	matchUse = 32
+	// matchCtxs is how many classes of context matchCtx tells apart.
+	matchCtxs = 16
 )
 
 type matcher struct {
 	hist  []byte
-	table []uint32 // hash of matchMin bytes -> position after them, +1
-	shift uint     // 64 - log2(len(table))
-	ptr   int      // position in hist of the predicted byte, while len > 0
-	len   int      // length of the current match
-	prob  [24]prob // how often a match was right, by bucket of its length
+	table []uint32             // hash of matchMin bytes -> position after them, +1
+	shift uint                 // 64 - log2(len(table))
+	ptr   int                  // position in hist of the predicted byte, while len > 0
+	len   int                  // length of the current match
+	prob  [matchCtxs * 24]prob // how often a match was right, by matchCtx and bucket of its length
 }
 
 // init readies the matcher for capacity bytes, after those of dict, which
@@ -41,7 +51,7 @@ func (t *matcher) start(hist []byte, capacity int) {
 	t.table, t.shift = make([]uint32, 1<<b), uint(64-b)
 	t.ptr, t.len = 0, 0
 	for i := range t.prob {
-		t.prob[i] = prob{p: 2048}
+		t.prob[i] = prob{p: probOne / 2}
 	}
 	for end := matchMin; end <= len(hist); end++ {
 		t.table[hashAt(hist[end-matchMin:], t.shift)] = uint32(end + 1)
@@ -54,8 +64,8 @@ func hashAt(h []byte, shift uint) uint32 {
 }
 
 // push appends b to the history and moves the match on, learning how
-// often a match of its length predicts right.
-func (t *matcher) push(b byte) {
+// often a match of its length predicts right in a context of class ctx.
+func (t *matcher) push(b byte, ctx int) {
 	if t.hist == nil {
 		return
 	}
@@ -64,7 +74,7 @@ func (t *matcher) push(b byte) {
 		if t.hist[t.ptr] == b {
 			bit = 0
 		}
-		adapt(&t.prob[t.bucket()], bit)
+		adapt(&t.prob[t.bucket(ctx)], bit)
 		if bit == 0 && t.len < matchLimit {
 			t.ptr++
 			t.len++
@@ -88,20 +98,45 @@ func (t *matcher) push(b byte) {
 	t.table[h] = uint32(len(t.hist) + 1)
 }
 
-func (t *matcher) bucket() int { return min(int(bucket(uint32(t.len))), len(t.prob)-1) }
+// bucket is the index in prob of the current match in a context of class
+// ctx.
+func (t *matcher) bucket(ctx int) int { return ctx*24 + min(int(bucket(uint32(t.len))), 23) }
 
 // matchConfident is how often a match must have been right, at its
 // length, to be coded at all: a guess right 63% of the time costs about a
 // bit to confirm or refute, more than the context model pays for the byte.
-const matchConfident = 4096 * 15 / 16
+const matchConfident = probOne * 15 / 16
 
 // matchPredict returns the byte the match predicts and the probability of
 // its being right, if the match is long enough to be worth coding.
 func (m *model) matchPredict() (byte, uint32, bool) {
 	t := &m.match
-	if t.len == 0 || t.ptr >= len(t.hist) {
+	if t.len < matchUse || t.ptr >= len(t.hist) {
 		return 0, 0, false
 	}
-	p := t.prob[t.bucket()].get()
+	p := t.prob[t.bucket(m.matchCtx())].get()
 	return t.hist[t.ptr], p, p >= matchConfident
+}
+
+// matchCtx is the class of the context the next byte is coded in, for the
+// match model: its order in fours, and whether it has no symbol, one other
+// than the match's, the match's alone, or several. A match that a
+// context of one symbol agrees with is right far more often than one it
+// does not (dev100's templates 7% smaller than by length alone).
+func (m *model) matchCtx() int {
+	t, c := &m.match, m.cur
+	if t.len == 0 || t.ptr >= len(t.hist) {
+		return 0
+	}
+	x := 3
+	switch m.numStats(c) {
+	case 0:
+		x = 0
+	case 1:
+		x = 1
+		if m.sym(m.stats(c)) == t.hist[t.ptr] {
+			x = 2
+		}
+	}
+	return min(m.order(c), 15)/4*4 + x
 }

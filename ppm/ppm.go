@@ -97,7 +97,7 @@ var (
 	ErrVersion = errors.New("ppm: data of another format version")
 )
 
-const version = 5 // 1: the model started afresh when full; 2: probabilities learned at 1/32; 3: no words; 4: escapes by one table
+const version = 6 // 1: the model started afresh when full; 2: probabilities learned at 1/32; 3: no words; 4: escapes by one table; 5: 12-bit probabilities, matches of 8 bytes coded
 
 // header = version | order | uvarint memory_mib | uvarint raw_len | crc32 (4, of the raw bytes)
 //

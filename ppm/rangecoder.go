@@ -34,9 +34,9 @@ func (e *encoder) encode(cum, freq, total uint32) {
 	}
 }
 
-// encodeBit codes bit with probability p/4096 of being 0.
+// encodeBit codes bit with probability p/probOne of being 0.
 func (e *encoder) encodeBit(p uint32, bit int) {
-	bound := (e.rng >> 12) * p
+	bound := (e.rng >> 16) * p
 	if bit == 0 {
 		e.rng = bound
 	} else {
@@ -129,9 +129,9 @@ func (d *decoder) decode(cum, freq uint32) {
 	}
 }
 
-// decodeBit decodes a bit coded with probability p/4096 of being 0.
+// decodeBit decodes a bit coded with probability p/probOne of being 0.
 func (d *decoder) decodeBit(p uint32) int {
-	bound := (d.rng >> 12) * p
+	bound := (d.rng >> 16) * p
 	var bit int
 	if d.code < bound {
 		d.rng = bound
