@@ -244,13 +244,14 @@ func TestDict(t *testing.T) {
 
 // TestFull: a model that fills its memory stops growing and goes on
 // coding, both sides alike, not much worse than one with room. On the
-// sample (1.2 MB), 8 MiB code 6% larger than 64 (17% when the model
-// started afresh), 1 MiB 37% (48%).
+// sample (1.2 MB), 8 MiB code 10% larger than 64 (6% in format version 5,
+// whose 12-bit probabilities gained less from deep contexts; 17% when
+// the model started afresh), 1 MiB 43% (37%, 48%).
 func TestFull(t *testing.T) {
 	in := sample.JSONL()
 	roomy := roundTrip(t, in, Options{Memory: 64})
 	roundTrip(t, in, Options{Memory: 1})
-	if full := roundTrip(t, in, Options{Memory: 8}); len(full) > len(roomy)*11/10 {
+	if full := roundTrip(t, in, Options{Memory: 8}); len(full) > len(roomy)*12/10 {
 		t.Errorf("8 MiB: %d bytes, 64 MiB: %d", len(full), len(roomy))
 	}
 }
