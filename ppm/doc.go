@@ -58,14 +58,15 @@
 // # Why PPM
 //
 // Measured on the strings stream of dev.jsonl's archive (5.5 MB, one core,
-// bench/coder.sh): this coder 1.52 bits a byte at ~2 MB/s both ways
-// (1.47 at ~2.8 MB/s with Options.Words), 7-Zip's PPMd var. H at order
+// bench/coder.sh): this coder 1.48 bits a byte at ~2 MB/s both ways
+// (1.45 at ~2.8 MB/s with Options.Words), 7-Zip's PPMd var. H at order
 // 16 with 256 MiB 1.48 at 4.5 MB/s (1.55 given the file, which has 7-Zip
 // cut its model to 128 MiB), at order 8 1.63, xz -9 1.76, zstd -19 1.80,
-// brotli -q 11 1.75. On JSON's structure (the archive's skeletons and
-// templates) this coder is within 1.5% of PPMd, words off, and 3-5%
-// smaller with them (bench/README.md, "ppm against PPMd with the memory
-// it was given"). PPM is the best ratio a few MB/s buys on this text; context mixing (several models' predictions mixed
+// brotli -q 11 1.75. Words off, this coder is within 0.3% of PPMd on the
+// archive's streams of text and of JSON's structure, the model being
+// PPMd's where it matters (its counts, inheritance and binary contexts);
+// its words and match model make it 2-4% smaller (bench/README.md, "ppm
+// against PPMd with the memory it was given"). PPM is the best ratio a few MB/s buys on this text; context mixing (several models' predictions mixed
 // bit by bit) is known to reach 10-20% less at a fraction of the speed,
 // which the archive's decompression speed target (10 MB/s a core) rules
 // out: only the escape decision, half of the coded bits, is mixed here.
