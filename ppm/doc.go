@@ -15,10 +15,10 @@
 //     (secondary escape estimation): how many symbols it has and their
 //     counts, its order, how many more its shorter context has, whether a
 //     longer one just escaped, the class of the last byte and of the
-//     context's symbol if it has one; and by two more tables, of the last byte and of the last two, and from the
-//     counts alone: the four mixed by weights learned as it goes (a
-//     logistic mixer, as context-mixing coders have), 2% smaller on LLM
-//     text than the first table alone;
+//     context's symbol if it has one; and by two more tables, of the last
+//     byte and of the last two, and from the counts alone: the four mixed
+//     by weights learned as it goes (a logistic mixer, as context-mixing
+//     coders have), 2% smaller on LLM text than the first table alone;
 //   - a symbol new to a context starts with a count that reflects how
 //     likely it was where it was found, or, in a context made from the
 //     text, in the context one shorter (information inheritance);
@@ -66,8 +66,9 @@
 // archive's streams of text and of JSON's structure, the model being
 // PPMd's where it matters (its counts, inheritance and binary contexts);
 // its words and match model make it 2-4% smaller (bench/README.md, "ppm
-// against PPMd with the memory it was given"). PPM is the best ratio a few MB/s buys on this text; context mixing (several models' predictions mixed
-// bit by bit) is known to reach 10-20% less at a fraction of the speed,
+// against PPMd with the memory it was given"). PPM is the best ratio a
+// few MB/s buys on this text; context mixing (several models' predictions
+// mixed bit by bit) is known to reach 10-20% less at a fraction of the speed,
 // which the archive's decompression speed target (10 MB/s a core) rules
 // out: only the escape decision, half of the coded bits, is mixed here.
 // A model over BPE token ids was not tried.
