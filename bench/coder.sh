@@ -62,10 +62,11 @@ for w in off on; do
 done
 have() { command -v "$1" >/dev/null; }
 if have 7zz; then
-	# The input on stdin (-si): given a file, 7-Zip cuts PPMd's memory to
-	# 16 bytes a byte of it, which order 16 fills on text of a few MiB.
+	# The input through a pipe (-si): given a file, or a file as stdin,
+	# 7-Zip cuts PPMd's memory to 16 bytes a byte of it, which order 16
+	# fills on text of a few MiB.
 	for o in 16 8; do
-		row "7zz PPMd o$o 256 MiB" "7zz a -bd -mmt=1 -m0=PPMd:o=$o:mem=256m -si $work/packed.7z < $in >/dev/null && mv $work/packed.7z $work/packed" \
+		row "7zz PPMd o$o 256 MiB" "cat $in | 7zz a -bd -mmt=1 -m0=PPMd:o=$o:mem=256m -si $work/packed.7z >/dev/null && mv $work/packed.7z $work/packed" \
 			"7zz e -so $work/packed"
 	done
 fi

@@ -102,9 +102,10 @@ if have xz && [ "${SLOW:-1}" != 0 ]; then
 	row "xz -9 -T0" "xz -9 -T0 -c $in > $work/packed" "xz -d -c $work/packed"
 fi
 if have 7zz && [ "${SLOW:-1}" != 0 ]; then
-	# The input on stdin (-si): given a file, 7-Zip cuts PPMd's memory to
-	# 16 bytes a byte of it (512 MiB for dev.jsonl), which order 16 fills.
-	row "7zz PPMd o16 1 GiB" "7zz a -bd -m0=PPMd:o=16:mem=1g -si $work/packed.7z < $in >/dev/null && mv $work/packed.7z $work/packed" "7zz e -so $work/packed"
+	# The input through a pipe (-si): given a file, or a file as stdin,
+	# 7-Zip cuts PPMd's memory to 16 bytes a byte of it (512 MiB for
+	# dev.jsonl), which order 16 fills.
+	row "7zz PPMd o16 1 GiB" "cat $in | 7zz a -bd -m0=PPMd:o=16:mem=1g -si $work/packed.7z >/dev/null && mv $work/packed.7z $work/packed" "7zz e -so $work/packed"
 fi
 if have gzip; then
 	row "gzip -6" "gzip -6 -c $in > $work/packed" "gzip -d -c $work/packed"
@@ -139,6 +140,6 @@ echo "zstd -19 --long=27 -T0 FILE -o OUT; zstd -d -c --long=27 OUT"
 echo "brotli -q 5 FILE -o OUT; brotli -d -c OUT"
 echo "brotli -q 11 --large_window=24 FILE -o OUT; brotli -d -c OUT"
 echo "xz -9 -T0 -c FILE > OUT; xz -d -c OUT"
-echo "7zz a -m0=PPMd:o=16:mem=1g -si OUT < FILE; 7zz e -so OUT"
+echo "cat FILE | 7zz a -m0=PPMd:o=16:mem=1g -si OUT; 7zz e -so OUT"
 echo "gzip -6 -c FILE > OUT; gzip -d -c OUT"
 echo '```'
