@@ -410,7 +410,10 @@ func (m *model) longest(c uint32, b byte) uint32 {
 // found (ff 0: nowhere, one sighting): PPMd's rule, a quarter of a
 // sighting to seven quarters by how its share there compares with this
 // context's total. A count of its share there, as a share of this
-// context (up to two sightings), coded text 0.8% larger.
+// context (up to two sightings), coded text 0.8% larger. (textFreq is
+// PPMd's other rule, for a context made from the text: its one symbol
+// starts from the shorter context's counts alone, there being no escape
+// to weigh them against.)
 func inherit(t, ff, ft, fn uint32) uint32 {
 	if ff == 0 {
 		return freqStep
