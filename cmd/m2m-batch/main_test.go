@@ -860,3 +860,23 @@ func TestRatio(t *testing.T) {
 		t.Errorf("status line decoding: %q, want %q", line, want)
 	}
 }
+
+// TestCounts checks the listing's name-count pairs: the first limit of
+// them in order, the rest counted as others.
+func TestCounts(t *testing.T) {
+	m := map[string]int64{"a": 5, "b": 3, "": 2, "c": 1}
+	order := []string{"a", "b", "", "c"}
+	for _, c := range []struct {
+		limit int
+		want  string
+	}{
+		{0, ` a 5 b 3 "" 2 c 1`},
+		{4, ` a 5 b 3 "" 2 c 1`},
+		{2, ` a 5 b 3 (2 others 3)`},
+		{1, ` a 5 (3 others 6)`},
+	} {
+		if got := counts(m, order, c.limit); got != c.want {
+			t.Errorf("limit %d: %q, want %q", c.limit, got, c.want)
+		}
+	}
+}

@@ -258,9 +258,14 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 	if len(l.Schemas) > 0 {
 		fmt.Fprintf(w, "  schemas:%s\n", counts(l.Schemas, sortedByCount(l.Schemas), 0))
 		fmt.Fprintf(w, "  security:%s\n", counts(l.Secured, sortedByCount(l.Secured), 0))
+		// The commonest ten; -v a hundred (a log of made-up model names
+		// can hold hundreds of thousands); -vv every one.
 		limit := 10
-		if verbosity > 0 {
+		switch {
+		case verbosity > 1:
 			limit = 0
+		case verbosity == 1:
+			limit = 100
 		}
 		fmt.Fprintf(w, "  models:%s\n", counts(l.Models, l.ModelsByCount(), limit))
 	}
@@ -270,10 +275,11 @@ func printListing(w io.Writer, name string, l *pipeline.Listing, verbosity int) 
 // them (0: all) and the rest as one "others" count.
 func counts(m map[string]int64, order []string, limit int) string {
 	var b strings.Builder
-	var others int64
+	var others, kinds int64
 	for i, k := range order {
 		if limit > 0 && i >= limit {
 			others += m[k]
+			kinds++
 			continue
 		}
 		name := k
@@ -282,8 +288,8 @@ func counts(m map[string]int64, order []string, limit int) string {
 		}
 		fmt.Fprintf(&b, " %s %d", name, m[k])
 	}
-	if others > 0 {
-		fmt.Fprintf(&b, " (others %d)", others)
+	if kinds > 0 {
+		fmt.Fprintf(&b, " (%d others %d)", kinds, others)
 	}
 	return b.String()
 }
