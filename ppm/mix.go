@@ -89,7 +89,7 @@ func (m *model) escapeP(c, n, total uint32) uint32 {
 		&x.last1[(b1<<8|nb<<4|o)&(byLastLen-1)],
 		&x.last2[((b2<<8|b1)*0x9E3779B1>>16^(nb<<4|o))&(byLastLen-1)],
 	}
-	counts := int32(4096 * uint64(total) / uint64(total+n*freqStep))
+	counts := int32(4096 * total / (total + n*freqStep)) // total < 1<<20: no overflow
 	x.st = [mixInputs]int32{
 		stretchTab[x.probs[0].get()>>4], stretchTab[x.probs[1].get()>>4], stretchTab[x.probs[2].get()>>4],
 		stretchTab[min(max(counts, 1), 4095)], 256,

@@ -51,6 +51,9 @@ type model struct {
 	// escaped lists the contexts escaped from while coding a symbol, for
 	// the update.
 	escaped []uint32
+	// left lists the states of the context being decoded in that the
+	// contexts escaped from did not exclude.
+	left [256]uint32
 
 	see         [seeSize]prob
 	epochMasked bool        // a context escaped from while coding this symbol

@@ -255,3 +255,24 @@ func TestFull(t *testing.T) {
 		t.Errorf("8 MiB: %d bytes, 64 MiB: %d", len(full), len(roomy))
 	}
 }
+
+// TestAdapt checks adapt's reciprocals against the division they stand
+// for, at every probability and count.
+func TestAdapt(t *testing.T) {
+	for n := uint16(0); n <= 62; n++ {
+		for p := 16; p <= probOne-16; p++ {
+			for bit := range 2 {
+				target := int32(0)
+				if bit == 0 {
+					target = probOne
+				}
+				nn := min(n+1, 62)
+				want := min(max(int32(p)+(target-int32(p))/int32(nn+2), 16), probOne-16)
+				q := prob{p: uint16(p), n: n}
+				if adapt(&q, bit); int32(q.p) != want || q.n != nn {
+					t.Fatalf("p %d n %d bit %d: %d, want %d", p, n, bit, q.p, want)
+				}
+			}
+		}
+	}
+}
