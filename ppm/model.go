@@ -287,8 +287,9 @@ func (m *model) rescale(c uint32) {
 // successorOf returns the context that symbol b makes of context c (whose
 // state s holds b), making it if need be; 0 if memory is out. Its suffix
 // is the context b makes of c's suffix, which holds b too. A context made
-// from a text position starts with the symbol found there.
-func (m *model) successorOf(c, s uint32, b byte) uint32 {
+// from a text position starts with the symbol found there. ss is b's
+// state in c's suffix if the caller has looked it up, else 0.
+func (m *model) successorOf(c, s uint32, b byte, ss uint32) uint32 {
 	t := m.successor(s)
 	if t != 0 && t&textTag == 0 {
 		return t
@@ -298,13 +299,15 @@ func (m *model) successorOf(c, s uint32, b byte) uint32 {
 		suf = m.root
 	} else {
 		sc := m.suffix(c)
-		ss := m.find(sc, b)
+		if ss == 0 {
+			ss = m.find(sc, b)
+		}
 		if ss == 0 {
 			// A context's symbols are its suffix's too, but for one made
 			// from the text while memory was out.
 			return 0
 		}
-		if suf = m.successorOf(sc, ss, b); suf == 0 {
+		if suf = m.successorOf(sc, ss, b, 0); suf == 0 {
 			return 0
 		}
 	}
@@ -342,6 +345,7 @@ func (m *model) update(found, s uint32, b byte) {
 	// that context's total and symbols: what the contexts that lacked it
 	// start it with (information inheritance); none below order 0.
 	var ff, ft, fn uint32
+	var sufState uint32 // b's state in found's suffix, once looked up
 	if found != 0 {
 		pf := m.freq(s)
 		ff, ft, fn = pf+freqStep, m.summ(found)+freqStep, m.numStats(found)
@@ -350,7 +354,8 @@ func (m *model) update(found, s uint32, b byte) {
 		// longer one is new: half a sighting, or one where that context
 		// has no other symbol (PPMd's counts there are of sightings).
 		if suf := m.suffix(found); pf < maxFreq/4 && suf != 0 {
-			if ss := m.find(suf, b); ss != 0 && m.freq(ss) < maxFreq-freqStep {
+			ss := m.find(suf, b)
+			if sufState = ss; ss != 0 && m.freq(ss) < maxFreq-freqStep {
 				d := uint32(freqStep / 2)
 				if m.numStats(suf) == 1 {
 					d = freqStep
@@ -379,16 +384,20 @@ func (m *model) update(found, s uint32, b byte) {
 		m.cur = m.root // the root has no room for b
 		return
 	}
-	base, bs := found, s
+	// (The contexts escaped from are longer than found: adding b to them
+	// moved no state of found's suffix.)
+	base, bs, hint := found, s, sufState
 	if m.order(base) >= m.maxOrder {
-		base = m.suffix(base)
-		bs = m.find(base, b)
+		base, bs, hint = m.suffix(base), sufState, 0
+		if bs == 0 {
+			bs = m.find(base, b)
+		}
 	}
 	// Full, the model makes no more contexts: it moves to the longest
 	// there is at once instead of failing to make one first.
 	m.cur = 0
 	if bs != 0 && !m.full {
-		m.cur = m.successorOf(base, bs, b)
+		m.cur = m.successorOf(base, bs, b, hint)
 	}
 	if m.cur == 0 {
 		m.cur = m.longest(base, b)
