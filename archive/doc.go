@@ -2,17 +2,19 @@
 // API traffic, each line a record (the lines of a value pretty-printed
 // one), with every JSON value of 64 bytes or
 // more (a message, a system prompt, a tool schema, a re-sent history, an
-// answer) stored once in the whole archive and referred to wherever it
-// recurs, however far apart, and what is left of each record (its
-// skeleton: keys, numbers, ids, short strings) kept apart from the stored
-// text, each stream compressed on its own. It knows nothing of workers'
+// answer), and every string of 32 or more that reads as text (a space, an
+// escape or a byte past 0x7F in it: a short prompt or answer, where an id,
+// a hash or a URL is made to be unique), stored once in the whole archive
+// and referred to wherever it recurs, however far apart, and what is left
+// of each record (its skeleton: keys, numbers, ids, short strings) kept
+// apart from the stored text, each stream compressed on its own. It knows nothing of workers'
 // scheduling beyond its own, of files or of flags: a [Writer] writes an
 // archive to an io.Writer, a [Reader] reads one from an io.ReaderAt.
 //
 // Every record comes back byte for byte: stored values are byte spans of
 // the original line (key order, whitespace and escapes are never
-// touched); a line that is not JSON (but for its strings of 64 bytes or
-// more, where they end as JSON strings do) or holds a byte the format uses
+// touched); a line that is not JSON (but for its strings long enough to
+// store, where they end as JSON strings do) or holds a byte the format uses
 // as a marker (0x00-0x02, which valid JSON never holds raw) is kept as it
 // is; and each record carries its length and CRC-32, checked whenever it
 // is read. A line whose JSON object comes after up to 255 bytes of other
@@ -163,12 +165,12 @@
 // never hold the byte 0x00. A store frame's raw bytes are its entries,
 // each ended by 0x00: strings as their JSON text (quotes included),
 // templates as above. An object or array of 64 bytes or more is stored as
-// a template, its own values of 64 bytes or more stored first, so a
+// a template, its own values long enough to store stored first, so a
 // template refers only to templates made before it; a reader refuses
 // anything else, and references nested deeper than the JSON may be.
-// A string of 64 bytes or more that is the JSON text of an object or
+// A string long enough to store that is the JSON text of an object or
 // array, escaped (a gateway's log of request bodies, a container
-// runtime's log lines), holding two values of 64 bytes or more, is
+// runtime's log lines), holding two values long enough to store, is
 // stored as a template too, if one of the common encoders' dialects
 // escapes that text back to the string's bytes (escape.go):
 //

@@ -208,8 +208,24 @@ func (t *treeScan) value(i, depth int) int {
 	return j
 }
 
+// isText reports whether s, a string's bytes, holds a space, an escape or
+// a byte past 0x7F: text (a short prompt or answer, a tool's arguments),
+// which recurs, not an id, a hash or a URL, which is made to be unique,
+// and stored would cost a reference where it is and an entry among text.
+func isText(s []byte) bool {
+	for _, c := range s {
+		if c == ' ' || c == '\\' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
 // child scans a member value or element at src[i] and lists it if it is
-// long enough.
+// long enough: min bytes, or for a string that reads as text, half that
+// (a short prompt or answer recurs where an id, a hash or a number does
+// not: strings of 32 to 63 bytes so stored made dev100's archives 0.4-0.7%
+// smaller, bench/README.md).
 func (t *treeScan) child(i, depth int) int {
 	at := len(t.nodes)
 	t.nodes = append(t.nodes, node{start: int32(i)})
@@ -217,9 +233,20 @@ func (t *treeScan) child(i, depth int) int {
 	if end < 0 {
 		return -1
 	}
-	if int32(end-i) < t.min {
+	switch n, str := int32(end-i), t.src[i] == '"'; {
+	case n < t.min/2 || n < t.min && str && !isText(t.src[i+1:end-1]):
 		// Too small to store by itself: so are all its children.
 		t.nodes = t.nodes[:at]
+		return end
+	case n < t.min && !str:
+		// An object or array too small to store (its numbers, a short
+		// id, make most such unique), whose strings of text may be: it
+		// stays in its parent's text, they are listed in its place.
+		copy(t.nodes[at:], t.nodes[at+1:])
+		t.nodes = t.nodes[:len(t.nodes)-1]
+		for k := at; k < len(t.nodes); k++ {
+			t.nodes[k].skip--
+		}
 		return end
 	}
 	if t.in != nil && t.src[i] == '"' && (t.src[i+1] == '{' || t.src[i+1] == '[') {

@@ -29,7 +29,8 @@ type Options struct {
 	// GOMAXPROCS.
 	Workers int
 	// MinSize is the length from which a JSON value is stored once and
-	// referred to; default 64 bytes.
+	// referred to; default 64 bytes. A string that reads as text (a
+	// space, an escape or a byte past 0x7F in it) is from half of it.
 	MinSize int
 	// FrameSize is the most raw bytes of text a store frame holds, in MiB,
 	// 1 to 16; default 4, 16 at LevelMax; a templates frame holds half of
@@ -161,8 +162,9 @@ const (
 var StreamNames = [numStreams]string{"index", "crcs", "skeletons", "strings", "templates", "dicts"}
 
 // A Writer writes an archive of the JSONL written to it: each line a
-// record, every JSON value of MinSize bytes or more stored once in the
-// archive and referred to wherever it recurs. It scans and compresses on
+// record, every JSON value of MinSize bytes or more (a string of text,
+// half that) stored once in the archive and referred to wherever it
+// recurs. It scans and compresses on
 // Options.Workers goroutines; Write returns once its bytes are queued.
 // Close must be called to finish the archive.
 type Writer struct {

@@ -93,7 +93,8 @@ Compression:
                         the zstd level, 1-4 (default 3; 4 is smaller and
                         slower), or 5, the same as --max
       --archive         an archive: every JSON value of 64 bytes or more
-                        stored once, text apart from structure; smaller
+                        (text, 32) stored once, text apart from structure;
+                        smaller
       --max             the smallest archive (--archive -5): text coded by a
                         context model, at a few MB/s a core both ways
       --model-memory M  --max's model memory per worker in MiB, 1-512
