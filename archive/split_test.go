@@ -133,3 +133,35 @@ func TestAppendLine(t *testing.T) {
 		}
 	}
 }
+
+// TestListedText: strings that read as text are listed from half the
+// minimum size, other strings and objects from it; an object too short to
+// list keeps its place in its parent's text, its strings of text listed
+// in its place.
+func TestListedText(t *testing.T) {
+	text := `"a short prompt, sent again and again"`   // 38 bytes: text
+	id := `"chatcmpl-AbCdEfGhIjKlMnOpQrStUvWxYz0123"`  // 41: no space, escape or byte past 0x7F
+	escaped := `"{\"city\":\"Paris\",\"unit\":\"C\"}"` // an escape: text
+	short := `"too short to store"`                    // 20: under half of 64
+	line := `{"t":` + text + `,"i":` + id + `,"e":` + escaped + `,"s":` + short + `,"o":{"q":` + text + `},"p":{"n":[1,2,3],"id":` + id + `}}`
+	nodes, ok := appendLine([]node{{start: 9}}, []byte(line), 64, nil)
+	if !ok {
+		t.Fatal("no value")
+	}
+	at := func(s string, from int) int32 { return int32(from + strings.Index(line[from:], s)) }
+	t1 := at(text, 0)
+	e := at(escaped, 0)
+	t2 := at(text, int(t1)+1)
+	want := []node{{start: 9}, {0, int32(len(line)), 5, 0, 0},
+		{t1, t1 + int32(len(text)), 3, 0, 0},
+		{e, e + int32(len(escaped)), 4, 0, 0},
+		{t2, t2 + int32(len(text)), 5, 0, 0}}
+	if !slices.Equal(nodes, want) {
+		t.Errorf("nodes %v, want %v", nodes, want)
+	}
+	for _, s := range []string{text, id, escaped, short} {
+		if got, want := isText([]byte(s[1:len(s)-1])), s != id; got != want {
+			t.Errorf("isText(%s) = %v", s, got)
+		}
+	}
+}
