@@ -208,13 +208,14 @@ func (t *treeScan) value(i, depth int) int {
 	return j
 }
 
-// isText reports whether s, a string's bytes, holds a space, an escape or
-// a byte past 0x7F: text (a short prompt or answer, a tool's arguments),
-// which recurs, not an id, a hash or a URL, which is made to be unique,
-// and stored would cost a reference where it is and an entry among text.
+// isText reports whether s, a string's bytes, holds a space, an escape
+// other than \/ or a byte past 0x7F: text (a short prompt or answer, a
+// tool's arguments), which recurs, not an id, a hash or a URL (whose
+// slashes some encoders escape), which is made to be unique, and stored
+// would cost a reference where it is and an entry among text.
 func isText(s []byte) bool {
-	for _, c := range s {
-		if c == ' ' || c == '\\' || c >= 0x80 {
+	for i, c := range s {
+		if c == ' ' || c >= 0x80 || c == '\\' && (i+1 == len(s) || s[i+1] != '/') {
 			return true
 		}
 	}

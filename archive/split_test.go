@@ -159,8 +159,9 @@ func TestListedText(t *testing.T) {
 	if !slices.Equal(nodes, want) {
 		t.Errorf("nodes %v, want %v", nodes, want)
 	}
-	for _, s := range []string{text, id, escaped, short} {
-		if got, want := isText([]byte(s[1:len(s)-1])), s != id; got != want {
+	url := `"https:\/\/example.com\/a\/b"` // slashes escaped: not text
+	for _, s := range []string{text, id, escaped, short, url, `"\\"`, `"x\/y\n"`, `"é"`} {
+		if got, want := isText([]byte(s[1:len(s)-1])), s != id && s != url; got != want {
 			t.Errorf("isText(%s) = %v", s, got)
 		}
 	}
