@@ -30,7 +30,8 @@ type Options struct {
 	Workers int
 	// MinSize is the length from which a JSON value is stored once and
 	// referred to; default 64 bytes. A string that reads as text (a
-	// space, an escape or a byte past 0x7F in it) is from half of it.
+	// space, an escape but \/ or a byte past 0x7F in it) is from half of
+	// it.
 	MinSize int
 	// FrameSize is the most raw bytes of text a store frame holds, in MiB,
 	// 1 to 16; default 4, 16 at LevelMax; a templates frame holds half of
