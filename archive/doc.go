@@ -1,16 +1,16 @@
 // Package archive is the archive mode of m2m corpus files: JSONL of LLM
 // API traffic, each line a record (the lines of a value pretty-printed
-// one), with every JSON value of 64 bytes or
-// more (a message, a system prompt, a tool schema, a re-sent history, an
-// answer), and every string of 32 or more that reads as text (a space, an
-// escape but \/ or a byte past 0x7F in it: a short prompt or answer, where
-// an id, a hash or a URL is made to be unique), stored once in the whole
-// archive
-// and referred to wherever it recurs, however far apart, and what is left
-// of each record (its skeleton: keys, numbers, ids, short strings) kept
-// apart from the stored text, each stream compressed on its own. It knows nothing of workers'
-// scheduling beyond its own, of files or of flags: a [Writer] writes an
-// archive to an io.Writer, a [Reader] reads one from an io.ReaderAt.
+// one), with every JSON value of 64 bytes or more (a message, a system
+// prompt, a tool schema, a re-sent history, an answer), and every string
+// of 32 or more that reads as text (a space, an escape but \/ or a byte
+// past 0x7F in it: a short prompt or answer, where an id, a hash or a URL
+// is made to be unique), stored once in the whole archive and referred to
+// wherever it recurs, however far apart, and what is left of each record
+// (its skeleton: keys, numbers, ids, short strings) kept apart from the
+// stored text, each stream compressed on its own. It knows nothing of
+// workers' scheduling beyond its own, of files or of flags: a [Writer]
+// writes an archive to an io.Writer, a [Reader] reads one from an
+// io.ReaderAt.
 //
 // Every record comes back byte for byte: stored values are byte spans of
 // the original line (key order, whitespace and escapes are never
