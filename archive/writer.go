@@ -165,9 +165,9 @@ var StreamNames = [numStreams]string{"index", "crcs", "skeletons", "strings", "t
 // A Writer writes an archive of the JSONL written to it: each line a
 // record, every JSON value of MinSize bytes or more (a string of text,
 // half that) stored once in the archive and referred to wherever it
-// recurs. It scans and compresses on
-// Options.Workers goroutines; Write returns once its bytes are queued.
-// Close must be called to finish the archive.
+// recurs. It scans and compresses on Options.Workers goroutines; Write
+// returns once its bytes are queued. Close must be called to finish the
+// archive.
 type Writer struct {
 	o       Options
 	ctx     context.Context

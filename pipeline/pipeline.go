@@ -139,9 +139,9 @@ type Options struct {
 	Batch    int // bytes of input per batch; default 256 KiB (archives: 8 MiB)
 	// Archive writes an archive instead of per-record messages: every JSON
 	// value of 64 bytes or more (a string of text, 32) stored once in the
-	// whole corpus, text apart from structure (package archive). Algorithm, Quality and
-	// Format do not apply; Security is refused. Workers sets the
-	// archive's too.
+	// whole corpus, text apart from structure (package archive).
+	// Algorithm, Quality and Format do not apply; Security is refused.
+	// Workers sets the archive's too.
 	Archive        bool
 	ArchiveOptions archive.Options
 	// CopyUnknown makes Decompress copy input that is not an m2m file to
