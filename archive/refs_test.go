@@ -169,8 +169,7 @@ func TestRefsWritten(t *testing.T) {
 	for i := range 100 {
 		in = fmt.Appendf(in, `{"model":"m","messages":[{"role":"user","content":"question %03d, long enough to be stored apart from the record that holds it"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{}}}]}`+"\n", i)
 	}
-	// Values stored from 64 bytes, which the counts below are of.
-	packed, _ := write(t, in, Options{MinSize: 64}, 1<<20)
+	packed, _ := write(t, in, Options{}, 1<<20)
 	d, err := newFrameDecoder()
 	if err != nil {
 		t.Fatal(err)

@@ -110,8 +110,8 @@ func adapt(q *prob, bit int) {
 
 // recips[d] is 2³²/d rounded up, so that x*recips[d]>>32 is x/d for every
 // x up to probOne: x/d's fraction is at most 1-1/d, and the error of
-// rounding up adds less than x/2³² < 1/d to it. A division by a count
-// that varies was some 3% of the coder's time.
+// rounding up adds less than x/2³² < 1/d to it. adapt, with a division by
+// a count that varies, was 2.4% of the decoder's profile.
 var recips = func() (r [65]uint32) {
 	for d := 3; d < len(r); d++ {
 		r[d] = uint32((1<<32 + uint64(d) - 1) / uint64(d))
