@@ -35,9 +35,9 @@ const (
 
 // Version is the layout of the archives this package writes, the first
 // field of their directory. A Reader refuses any other with ErrVersion,
-// saying which it found. 12: --max's frames of ppm format version 6,
-// which a reader of layout 11 would take for damage.
-const Version = 12
+// saying which it found. 13: skeletons frames with their ids split out
+// (numcol.Tokens), which a reader of layout 12 would take for damage.
+const Version = 13
 
 // ErrVersion is what the error about an archive of another layout wraps.
 var ErrVersion = errors.New("archive: a layout of another version")

@@ -377,12 +377,19 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 // (ppm.Options.Words) codes dev100's templates 4.9% smaller unshaped,
 // where without them shaping gained 1%.
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
+	take := numcol.Numbers
+	if s == StreamSkeletons {
+		take |= numcol.Tokens
+	}
 	var text, cols []byte
 	taken := 0
-	if numcol.MightTake(raw, (len(raw)+7)/8) {
-		text, cols, _, taken = numcol.Split(nil, nil, raw)
+	if numcol.MightTake(raw, (len(raw)+7)/8, take) {
+		text, cols, _, taken = numcol.Split(nil, nil, raw, take)
 	}
 	numbers := taken > 0 && taken*8 >= len(raw)
+	if !numbers && take&numcol.Tokens != 0 && numcol.MightTake(raw, (len(raw)+63)/64, numcol.Tokens) {
+		return e.appendTokens(dst, raw, s, dict, dictBlock)
+	}
 	shape := s == StreamTemplates && len(raw) > 0 && raw[len(raw)-1] == markEnd
 	if !numbers && !shape {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)
@@ -423,6 +430,31 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 		}
 	}
 	return append(dst, best...), nil
+}
+
+// appendTokens appends raw, a skeletons frame, as appendCoded does or
+// with its ids split out (numcol.Tokens, a frame of coderNumbers), where
+// they are a 64th of its bytes or more: at the zstd levels where that
+// makes it smaller, at LevelMax always. A skeleton's ids ("chatcmpl-",
+// "call_", UUIDs) are most of its bytes that a coder cannot predict
+// (bench/README.md, "Ids as bits").
+func (e *frameEncoder) appendTokens(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
+	text, cols, _, taken := numcol.Split(nil, nil, raw, numcol.Tokens)
+	if taken*64 < len(raw) {
+		return e.appendCoded(dst, raw, s, dict, dictBlock)
+	}
+	split, err := e.appendTransformed(nil, text, cols, len(raw), coderNumbers, s, dict, dictBlock)
+	if err != nil || e.ppmMemory > 0 {
+		return append(dst, split...), err
+	}
+	plain, err := e.appendCoded(nil, raw, s, dict, dictBlock)
+	if err != nil {
+		return dst, err
+	}
+	if len(plain) <= len(split) {
+		return append(dst, plain...), nil
+	}
+	return append(dst, split...), nil
 }
 
 // shapeSample is how much of a templates frame shapePays tries.
@@ -628,8 +660,7 @@ func (d *frameDecoder) decodePrefix(dst []byte, f frame, dict []byte, n int) (ou
 		return dst, false, corruptf("a words frame out of place") // see decodeWords
 	}
 	if f.coder&coderFlags != 0 {
-		out, err := d.decodeSplit(dst, f, dict)
-		return out, err == nil, err
+		return d.decodeSplit(dst, f, dict, n)
 	}
 	switch f.coder {
 	case coderStored:
@@ -775,32 +806,39 @@ func touch(b []byte, n int) []byte {
 }
 
 // decodeSplit appends the raw bytes of f, a frame with its numbers split
-// out or its entries shaped (coderFlags), to dst: always all of them.
-func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, error) {
+// out or its entries shaped (coderFlags), to dst: all of them, or for a
+// frame of numbers not shaped, at least the first n, and reports whether
+// that is all (as decodePrefix does). A raw byte comes of one byte of
+// text or more (a mark, of a number or an id), so n bytes of text make n
+// bytes or more.
+func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte, n int) (_ []byte, complete bool, _ error) {
 	textLen, coded, b, err := splitParts(f.data)
 	if err != nil {
-		return dst, err
+		return dst, false, err
 	}
 	// Shaped text: a little more than the raw bytes (a 0x00 a leaf, a
 	// shape's number an entry).
 	if textLen > uint64(4*f.rawLen+64) {
-		return dst, corruptf("split frame: text of %d bytes in %d", textLen, f.rawLen)
+		return dst, false, corruptf("split frame: text of %d bytes in %d", textLen, f.rawLen)
+	}
+	numbers, shaped := f.coder&coderNumbers != 0, f.coder&coderShapes != 0
+	if !numbers || shaped || n >= f.rawLen {
+		n = int(textLen) // all of it
 	}
 	// The text and columns pass through pooled buffers: fresh ones for
 	// every frame were a fifth of a decode's time in the kernel zeroing
 	// their pages.
-	text, err := d.decode(getBuf(int(textLen)), frame{coder: f.base(), dict: f.dict, rawLen: int(textLen), data: coded}, dict)
+	text, whole, err := d.decodePrefix(getBuf(min(int(textLen), n)), frame{coder: f.base(), dict: f.dict, rawLen: int(textLen), data: coded}, dict, n)
 	if err != nil {
-		return dst, err
+		return dst, false, err
 	}
-	numbers := f.coder&coderNumbers != 0
 	if !numbers && len(b) != 0 {
 		putBuf(text)
-		return dst, corruptf("split frame: %d bytes after its text", len(b))
+		return dst, false, corruptf("split frame: %d bytes after its text", len(b))
 	}
 	start := len(dst)
 	var out []byte
-	if f.coder&coderShapes != 0 {
+	if shaped {
 		// Unshaped straight into the output, or, where numbers are to be
 		// joined into it, into a buffer of its own. +16: the room
 		// unshaper.append writes past its limit.
@@ -813,35 +851,40 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte) ([]byte, er
 		unshaped, err := d.unshape.append(into, text, f.rawLen)
 		putBuf(text)
 		if err != nil {
-			return dst, err
+			return dst, false, err
 		}
 		text, out = unshaped, unshaped
 	}
 	if numbers {
 		// A number is 3 bytes or more of raw text and 9 or fewer of
-		// columns, a Mark byte 1 of each.
-		colsLen, n, err := varint.Uvarint64(b)
+		// columns, an id 16 bytes or more and fewer than one a byte of
+		// it, a Mark byte 1 of each.
+		colsLen, k, err := varint.Uvarint64(b)
 		if err != nil || colsLen > uint64(binary.MaxVarintLen64+3*f.rawLen) {
 			putBuf(text)
-			return dst, corruptf("numbers frame: columns of %d bytes for %d of text", colsLen, len(text))
+			return dst, false, corruptf("numbers frame: columns of %d bytes for %d of text", colsLen, textLen)
 		}
-		cols, err := d.z.DecodeAll(b[n:], getBuf(int(colsLen)))
+		cols, err := d.z.DecodeAll(b[k:], getBuf(int(colsLen)))
 		if err == nil && len(cols) != int(colsLen) {
 			err = fmt.Errorf("%d bytes, not %d", len(cols), colsLen)
 		}
 		if err == nil {
-			out, err = d.join.Join(growCap(dst, f.rawLen), text, cols, f.rawLen)
+			if whole {
+				out, err = d.join.Join(growCap(dst, f.rawLen), text, cols, f.rawLen)
+			} else {
+				out, err = d.join.JoinPrefix(growCap(dst, max(n, len(text))), text, cols, f.rawLen)
+			}
 		}
 		putBuf(text)
 		putBuf(cols)
 		if err != nil {
-			return dst, corruptf("numbers frame: %v", err)
+			return dst, false, corruptf("numbers frame: %v", err)
 		}
 	}
-	if len(out)-start != f.rawLen {
-		return dst, corruptf("split frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
+	if whole && len(out)-start != f.rawLen {
+		return dst, false, corruptf("split frame decodes to %d bytes, its header says %d", len(out)-start, f.rawLen)
 	}
-	return out[:len(out):len(out)], nil
+	return out[:len(out):len(out)], whole, nil
 }
 
 // decodeBlocks decodes the first k blocks of f, a zstd frame whose blocks

@@ -17,9 +17,11 @@
 // audio, files sent inline as data URLs or "data" fields) go to a column
 // of their bytes as they are, a mark a run: as text they cost ~6.1-6.5
 // bits a character at zstd's levels, where their bytes, compressed
-// already (JPEG, PNG, MP3), are 6 bits a character stored. It knows
-// nothing of JSON or archives: package archive splits a frame's raw bytes
-// with it when numbers are much of them.
+// already (JPEG, PNG, MP3), are 6 bits a character stored. Asked to
+// (Tokens), it takes ids too (a completion's "chatcmpl-..." id, a UUID),
+// as their bits (token.go). It knows nothing of JSON or archives: package
+// archive splits a frame's raw bytes with it when numbers or ids are much
+// of them.
 //
 // A number is taken only if writing its value back gives the same bytes:
 // the shortest digits of its float32 or float64 (strconv's shortest
@@ -33,13 +35,14 @@
 //
 // # Format
 //
-// Text: the input with each number taken replaced by [Mark], and each Mark
-// byte of the input also by a Mark (its kind says so). Columns, for the
-// text's n marks (none at all if n is 0):
+// Text: the input with each number or token taken replaced by [Mark], and
+// each Mark byte of the input also by a Mark (its kind says so). Columns,
+// for the text's n marks (none at all if n is 0):
 //
 //	cols = uvarint n | kind * n | uvarint count * vectors | uvarint length * blobs
+//	       | uvarint form * tokens
 //	       | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
-//	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7 | blob bytes
+//	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7 | blob bytes | token bits
 //
 // kind is 0xff for a Mark byte of the input, 0xfe for a vector (its
 // count of float32s, in order, follows the kinds; see appendVector for
@@ -48,7 +51,12 @@
 // bytes end the columns; see blobEnd), else bits: 0x01 float64 (else
 // float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'), 0x08
 // '+' before an exponent that is not negative, 0x10 exponent of at least
-// two digits, 0x20 ".0" after a mantissa without fraction digits. f32 are the float32
+// two digits, 0x20 ".0" after a mantissa without fraction digits; 0xfc
+// for a token, whose form (in order, after the blobs' lengths: its length
+// times 8 plus its alphabet's number, see alphabets) says how many bits
+// it is (tokenBits), which follow those of the tokens before it at the
+// end of the columns, the first bit of each byte its lowest, the last
+// byte padded with zeros. f32 are the float32
 // numbers' bits (a vector's in its place among them) as four columns of
 // one byte a number: the exponent (bits 30-23), the sign and mantissa
 // bits 22-16, bits 15-8, bits 7-0. f64 are the float64 numbers' as eight
@@ -75,6 +83,14 @@ import (
 	"github.com/m2m-go/m2m/varint"
 )
 
+// Take says what Split takes out of the text.
+type Take uint8
+
+const (
+	Numbers Take = 1 << iota // floats, vectors of them in base64, blobs of base64
+	Tokens                   // ids made of random letters and digits (token.go)
+)
+
 // Mark stands in the text for a number taken out (or a Mark byte of the
 // input). It is a control character, which JSON text holds nowhere raw.
 const Mark = 0x03
@@ -88,6 +104,7 @@ const (
 	kindExp2   = 0x10
 	kindDot0   = 0x20
 	kindBits   = 0x3f
+	kindToken  = 0xfc // the mark is a token (token.go)
 	kindBlob   = 0xfd // the mark is a run of base64 of other bytes
 	kindVector = 0xfe // the mark is a vector of float32s in base64
 	kindMark   = 0xff // the mark is a Mark byte of the input
@@ -108,8 +125,14 @@ func corruptf(format string, a ...any) error {
 // and the columns of those numbers to cols. n is how many marks text
 // got; taken is how many bytes of src the numbers were (the marks of Mark
 // bytes not counted), which tells a caller whether splitting pays.
-func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
+func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken int) {
 	var kinds []byte
+	var once map[string]int // how often each token occurs in src
+	if take&Tokens != 0 {
+		once = tokenCounts(src)
+	}
+	var forms []byte // uvarint forms of the tokens
+	var tokens bitWriter
 	var f32, f64 []uint64 // the bits of the numbers of each width, in order
 	var buf [64]byte
 	last := 0                  // src[last:] is not yet in text
@@ -121,6 +144,21 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 			text = append(append(text, src[last:i]...), Mark)
 			kinds = append(kinds, kindMark)
 			last = i + 1
+			continue
+		}
+		if take&Tokens != 0 && alnum[c] {
+			if j, form := tokenEnd(src, i); j > i && once[string(src[i:j])] == 1 {
+				text = append(append(text, src[last:i]...), Mark)
+				kinds = append(kinds, kindToken)
+				forms = varint.AppendUvarint64(forms, form)
+				appendToken(&tokens, src[i:j], form)
+				taken += j - i
+				last = j
+				i = j - 1
+				continue
+			}
+		}
+		if take&Numbers == 0 {
 			continue
 		}
 		if isBase64[c] && (i == 0 || !isBase64[src[i-1]]) {
@@ -181,6 +219,7 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 	cols = append(cols, kinds...)
 	cols = append(cols, vecs...)
 	cols = append(cols, blobLens...)
+	cols = append(cols, forms...)
 	c32 := make([]byte, 4*len(f32))
 	for i, b := range f32 {
 		for p, c := range bytes32(b) {
@@ -203,7 +242,22 @@ func Split(text, cols, src []byte) (textOut, colsOut []byte, n, taken int) {
 		cols = appendHuffman(cols, c.b[c.n:2*c.n], &s)
 		cols = append(cols, c.b[2*c.n:]...)
 	}
-	return text, append(cols, blobs...), len(kinds), taken
+	return text, append(append(cols, blobs...), tokens.flush()...), len(kinds), taken
+}
+
+// tokenCounts counts the tokens of src by their text.
+func tokenCounts(src []byte) map[string]int {
+	counts := map[string]int{}
+	for i := 0; i < len(src); i++ {
+		if !alnum[src[i]] || i > 0 && alnum[src[i-1]] {
+			continue
+		}
+		if j, _ := tokenEnd(src, i); j > i {
+			counts[string(src[i:j])]++
+			i = j - 1
+		}
+	}
+	return counts
 }
 
 // Chunks of a Huffman-coded column: what one huff0 table covers.
@@ -298,13 +352,21 @@ func readHuffman(col, b []byte, s *huff0.Scratch) ([]byte, error) {
 	return rest, nil
 }
 
-// MightTake reports whether Split could take n bytes or more of src,
-// found faster than splitting it: a caller that splits only where numbers
-// are a share of the bytes asks first. It tries the bound quickBound
-// finds at ~1.6 GB/s, then, where that is not below n, the tighter one of
-// wordBound at ~0.6 GB/s (hex, long tokens).
-func MightTake(src []byte, n int) bool {
-	return quickBound(src) >= n && wordBound(src) >= n
+// MightTake reports whether Split, taking what take says, could take n
+// bytes or more of src, found faster than splitting it: a caller that
+// splits only where numbers are a share of the bytes asks first. For
+// numbers it tries the bound quickBound finds at ~1.6 GB/s, then, where
+// that is not below n, the tighter one of wordBound at ~0.6 GB/s (hex,
+// long tokens); tokens add tokenBound's.
+func MightTake(src []byte, n int, take Take) bool {
+	t := 0
+	if take&Tokens != 0 {
+		t = tokenBound(src)
+	}
+	if take&Numbers == 0 || t >= n {
+		return t >= n
+	}
+	return t+quickBound(src) >= n && t+wordBound(src) >= n
 }
 
 // quickBound is a bound on what Split takes of src: a number taken has
@@ -659,13 +721,26 @@ func Join(dst, text, cols []byte, limit int) ([]byte, error) {
 // goroutine uses it at a time.
 type Joiner struct {
 	f32, f64 []byte
-	vecs     []int // float32s a vector
-	blobs    []int // bytes a blob
+	vecs     []int    // float32s a vector
+	blobs    []int    // bytes a blob
+	forms    []uint64 // a token's form (tokenBits)
 	s        huff0.Scratch
 }
 
 // Join is the package's Join, with j's memory.
 func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
+	return j.join(dst, text, cols, limit, false)
+}
+
+// JoinPrefix joins a prefix of the text Split made with the columns of
+// the whole: the marks in text are replaced as Join does, and the
+// columns' numbers past the last of them are not used. A reader so
+// renders as much of a frame as it needs from as much of its text.
+func (j *Joiner) JoinPrefix(dst, text, cols []byte, limit int) ([]byte, error) {
+	return j.join(dst, text, cols, limit, true)
+}
+
+func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, error) {
 	var n uint64
 	if len(cols) > 0 {
 		var k int
@@ -679,10 +754,12 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d numbers in %d bytes of columns", n, len(cols))
 	}
 	kinds := cols[:n]
-	n32, n64, nv, nb := 0, 0, 0, 0
+	n32, n64, nv, nb, nt := 0, 0, 0, 0, 0
 	for _, k := range kinds {
 		switch {
 		case k == kindMark:
+		case k == kindToken:
+			nt++
 		case k == kindVector:
 			nv++
 		case k == kindBlob:
@@ -695,9 +772,10 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 			n32++
 		}
 	}
-	// Each number has a mark in the text: n bounds what is allocated.
-	if n > uint64(len(text)) {
-		return dst, corruptf("%d numbers for %d bytes of text", n, len(text))
+	// Each number has a mark in the text (of which a prefix has only
+	// some) and renders one byte or more: n bounds what is allocated.
+	if !prefix && n > uint64(len(text)) || n > uint64(max(limit, 0)) {
+		return dst, corruptf("%d numbers for %d bytes of text, %d of output", n, len(text), limit)
 	}
 	cols = cols[n:]
 	// Each float32 takes two bytes or more of the columns: their length
@@ -728,6 +806,27 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		}
 		j.blobs = append(j.blobs, int(c))
 	}
+	// A token's form is a byte or two of the columns, its bits there too.
+	j.forms = j.forms[:0]
+	nbits := 0
+	for range nt {
+		form, k, err := varint.Uvarint64(cols)
+		b := tokenBits(form)
+		if err != nil || b < 0 {
+			return dst, corruptf("token of form %#x", form)
+		}
+		cols = cols[k:]
+		if nbits += b; nbits > 8*len(cols) {
+			return dst, corruptf("tokens of %d bits in %d bytes of columns", nbits, len(cols))
+		}
+		j.forms = append(j.forms, form)
+	}
+	tokenBytes := (nbits + 7) / 8
+	if blobBytes+tokenBytes > len(cols) {
+		return dst, corruptf("blobs and tokens of %d bytes in %d bytes of columns", blobBytes+tokenBytes, len(cols))
+	}
+	tokens := bitReader{b: cols[len(cols)-tokenBytes:]}
+	cols = cols[:len(cols)-tokenBytes]
 	blobs := cols[len(cols)-blobBytes:]
 	cols = cols[:len(cols)-blobBytes]
 	j.f32, j.f64 = grow(j.f32, 4*n32), grow(j.f64, 8*n64)
@@ -755,10 +854,13 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 		return dst, corruptf("%d bytes after the columns", len(cols))
 	}
 	start := len(dst)
-	i32, i64, iv, ib := 0, 0, 0, 0
+	i32, i64, iv, ib, it := 0, 0, 0, 0, 0
 	for _, k := range kinds {
 		at := indexMark(text)
 		if at < 0 {
+			if prefix {
+				break
+			}
 			return dst[:start], corruptf("%d numbers for %d marks", n, i32+i64)
 		}
 		if len(dst)-start+at > limit {
@@ -777,6 +879,13 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 			}
 			dst = appendBase64(dst, f32, n32, i32, c)
 			i32, iv = i32+c, iv+1
+		case k == kindToken:
+			form := j.forms[it]
+			if len(dst)-start+int(form>>3) > limit {
+				return dst[:start], corruptf("text longer than %d bytes", limit)
+			}
+			dst, err = appendTokenText(dst, &tokens, form)
+			it++
 		case k == kindBlob:
 			c := j.blobs[ib]
 			if len(dst)-start+base64.StdEncoding.EncodedLen(c) > limit {

@@ -13,11 +13,18 @@ import (
 )
 
 // roundTrip splits src, joins it back and checks the bytes.
-func roundTrip(t testing.TB, src []byte) (text, cols []byte, n, taken int) {
+func roundTrip(t testing.TB, src []byte, take Take) (text, cols []byte, n, taken int) {
 	t.Helper()
-	text, cols, n, taken = Split(nil, nil, src)
-	if q, w := quickBound(src), wordBound(src); taken > q || taken > w || !MightTake(src, taken) {
-		t.Fatalf("Split(%.80q) took %d bytes, the bounds say at most %d and %d", src, taken, q, w)
+	text, cols, n, taken = Split(nil, nil, src, take)
+	q, w, k := quickBound(src), wordBound(src), 0
+	if take&Numbers == 0 {
+		q, w = 0, 0
+	}
+	if take&Tokens != 0 {
+		k = tokenBound(src)
+	}
+	if taken > q+k || taken > w+k || !MightTake(src, taken, take) {
+		t.Fatalf("Split(%.80q, %d) took %d bytes, the bounds say at most %d and %d", src, take, taken, q+k, w+k)
 	}
 	got, err := Join(nil, text, cols, len(src))
 	if err != nil {
@@ -28,6 +35,14 @@ func roundTrip(t testing.TB, src []byte) (text, cols []byte, n, taken int) {
 	}
 	if _, err := Join(nil, text, cols, len(src)-1); len(src) > 0 && !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Join with a limit one short: %v, want ErrCorrupt", err)
+	}
+	// A prefix of the text joins to a prefix of src at least as long.
+	var j Joiner
+	for _, k := range []int{0, len(text) / 3, len(text) / 2, max(len(text)-1, 0)} {
+		got, err := j.JoinPrefix(nil, text[:k], cols, len(src))
+		if err != nil || len(got) < k || !bytes.HasPrefix(src, got) {
+			t.Fatalf("JoinPrefix(Split(%.80q)) of %d bytes of text: %.80q, %v", src, k, got, err)
+		}
 	}
 	return text, cols, n, taken
 }
@@ -55,7 +70,7 @@ func TestTaken(t *testing.T) {
 		{"1.", false}, {"-", false}, {"1e", false}, {"1e+", false}, {"+1.2345678", false},
 		{"0." + strings.Repeat("1", 45), false},
 	} {
-		_, _, n, _ := roundTrip(t, []byte(tc.in))
+		_, _, n, _ := roundTrip(t, []byte(tc.in), Numbers)
 		if (n == 1) != tc.taken {
 			t.Errorf("%q: taken %v, want %v", tc.in, n == 1, tc.taken)
 		}
@@ -71,7 +86,7 @@ func TestForms(t *testing.T) {
 		"0.1", "-0.1", "1.5", "1e-05", "1e-5", "1E-5", "1.0E-5", "1e+21", "1e21", "2.5e-07",
 		"1.0", "100.0", "0.0", "-0.0", "1e0", "5e-324", "1e-45", "0.001", "1e+100", "1.5E+300",
 	} {
-		if _, _, n, _ := roundTrip(t, []byte(s)); n != 1 {
+		if _, _, n, _ := roundTrip(t, []byte(s), Numbers); n != 1 {
 			t.Errorf("%q not taken", s)
 		}
 	}
@@ -92,7 +107,7 @@ func TestEmbedding(t *testing.T) {
 		b = strconv.AppendFloat(b, float64(float32(r.NormFloat64()*0.025)), 'g', -1, 32)
 	}
 	b = append(b, "]}\n"...)
-	text, cols, n, taken := roundTrip(t, b)
+	text, cols, n, taken := roundTrip(t, b, Numbers)
 	if n < dim*9/10 {
 		t.Fatalf("took %d numbers of %d", n, dim)
 	}
@@ -108,7 +123,7 @@ func TestEmbedding(t *testing.T) {
 // table, however alike) come back.
 func TestChunks(t *testing.T) {
 	src := embeddingLines(120) // 184,320 numbers: two chunks a column
-	_, _, n, _ := roundTrip(t, src)
+	_, _, n, _ := roundTrip(t, src, Numbers)
 	if n <= chunkSize {
 		t.Fatalf("%d numbers: one chunk a column", n)
 	}
@@ -118,7 +133,7 @@ func TestChunks(t *testing.T) {
 // numbers and at the ends.
 func TestMarks(t *testing.T) {
 	for _, s := range []string{"\x03", "\x03\x03", "a\x030.5\x03", "0.5\x03", "\x030.25", "[0.5,\x03,1e-7]"} {
-		roundTrip(t, []byte(s))
+		roundTrip(t, []byte(s), Numbers)
 	}
 }
 
@@ -142,7 +157,7 @@ func TestValues(t *testing.T) {
 		if len(b) > maxNumber || bytes.Contains(b, []byte("N")) || bytes.Contains(b, []byte("I")) {
 			continue
 		}
-		_, _, n, _ := roundTrip(t, b)
+		_, _, n, _ := roundTrip(t, b, Numbers)
 		mant, _, _ := bytes.Cut(b, []byte("e"))
 		digits := len(bytes.TrimLeft(bytes.Trim(mant, "-."), "0.")) - bytes.Count(bytes.TrimLeft(bytes.Trim(mant, "-."), "0."), []byte("."))
 		if n != 1 && bytes.ContainsAny(b, ".e") && digits >= 16 {
@@ -196,7 +211,7 @@ func TestRenderFixed(t *testing.T) {
 // TestCorrupt: columns that do not fit the text are refused, never a
 // panic.
 func TestCorrupt(t *testing.T) {
-	text, cols, _, _ := Split(nil, nil, []byte("[0.5,-1.25e-07,\x03,3.5]"))
+	text, cols, _, _ := Split(nil, nil, []byte("[0.5,-1.25e-07,\x03,3.5]"), Numbers)
 	for name, c := range map[string]struct{ text, cols []byte }{
 		"short columns":  {text, cols[:len(cols)-1]},
 		"long columns":   {text, append(bytes.Clone(cols), 0)},
@@ -213,7 +228,7 @@ func TestCorrupt(t *testing.T) {
 	}
 	// Blobs' lengths: short of a blob, past the columns, and the bytes one
 	// short and one over.
-	btext, bcols, _, _ := Split(nil, nil, []byte(`"`+base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\xde\xad\xbe\xef\x01\x23\x45\x67\x89\xab", 30)))+`",0.12345678`))
+	btext, bcols, _, _ := Split(nil, nil, []byte(`"`+base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\xde\xad\xbe\xef\x01\x23\x45\x67\x89\xab", 30)))+`",0.12345678`), Numbers)
 	at := 1 + 2 // the count and two kinds, then the blob's length
 	for name, c := range map[string][]byte{
 		"blob too short":   append(append(bytes.Clone(bcols[:at]), 100, 0), bcols[at+2:]...),
@@ -286,7 +301,7 @@ func TestVectors(t *testing.T) {
 		{"URL alphabet", `"` + strings.NewReplacer("+", "-", "/", "_").Replace(v1536) + `"`, 0},
 		{"in a data URL", `"data:application/octet-stream;base64,` + v1536 + `"`, 1},
 	} {
-		text, cols, n, _ := roundTrip(t, []byte(tc.in))
+		text, cols, n, _ := roundTrip(t, []byte(tc.in), Numbers)
 		if vectors := bytes.Count(kindsOf(cols, n), []byte{kindVector}); vectors != tc.vectors {
 			t.Errorf("%s: %d vectors taken (%d marks: %.60q), want %d", tc.name, vectors, n, text, tc.vectors)
 		}
@@ -318,7 +333,7 @@ func TestBlobs(t *testing.T) {
 		{"URL alphabet", `"` + strings.NewReplacer("+", "-", "/", "_").Replace(image) + `"`, 0},
 		{"MIME lines", `"` + mimeLines(image[:4000]) + `"`, 0},
 	} {
-		text, cols, n, taken := roundTrip(t, []byte(tc.in))
+		text, cols, n, taken := roundTrip(t, []byte(tc.in), Numbers)
 		if blobs := bytes.Count(kindsOf(cols, n), []byte{kindBlob}); blobs != tc.blobs {
 			t.Errorf("%s: %d blobs taken (%d marks: %.60q), want %d", tc.name, blobs, n, text, tc.blobs)
 		}
@@ -355,7 +370,7 @@ func TestMightTake(t *testing.T) {
 		{"a vector", `"` + base64Vector(64) + `"`, true},
 	} {
 		src := []byte(tc.in)
-		if got := MightTake(src, (len(src)+7)/8); got != tc.might {
+		if got := MightTake(src, (len(src)+7)/8, Numbers); got != tc.might {
 			t.Errorf("%s: MightTake = %v (bounds %d and %d of %d bytes), want %v", tc.name, got, quickBound(src), wordBound(src), len(src), tc.might)
 		}
 	}
@@ -373,7 +388,7 @@ func BenchmarkMightTake(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
-				if MightTake(src, len(src)/8) {
+				if MightTake(src, len(src)/8, Numbers) {
 					b.Fatal("it might")
 				}
 			}
@@ -388,8 +403,11 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Add([]byte(`{"embedding":"` + base64Vector(40) + `","x":0.12345678}`))
 	f.Add([]byte(`{"data":"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("an image's bytes, ", 20))) + `"}`))
+	f.Add([]byte(`{"id":"chatcmpl-JcomEUd8F6NNmq02IHEDdtT5oGPfy","u":"c9c0115c-7678-4af8-a013-cb696f95fd08","p":0.12345678}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		roundTrip(t, src)
+		for _, take := range []Take{Numbers, Tokens, Numbers | Tokens} {
+			roundTrip(t, src, take)
+		}
 	})
 }
 
@@ -397,8 +415,9 @@ func FuzzSplit(f *testing.F) {
 // wrapping ErrCorrupt, never a panic.
 func FuzzJoin(f *testing.F) {
 	for _, src := range []string{"[0.5,-1.2534567e-07,\x03,3.5,0.12345678901234567]", string(embeddingLines(1)[:3000]),
-		`["` + base64Vector(34) + `",1.2345678]`, `"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("Blob 9, ", 40))) + `",1.5e-07`} {
-		text, cols, n, _ := Split(nil, nil, []byte(src))
+		`["` + base64Vector(34) + `",1.2345678]`, `"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("Blob 9, ", 40))) + `",1.5e-07`,
+		`["msg_01XFDUDYJgAACzvnptvVoYEL","c9c0115c-7678-4af8-a013-cb696f95fd08",0.12345678,"01ARZ3NDEKTSV4RRFFQ69G5FAV"]`} {
+		text, cols, n, _ := Split(nil, nil, []byte(src), Numbers|Tokens)
 		if n == 0 {
 			f.Fatalf("no number taken from %.40q", src)
 		}
@@ -418,6 +437,11 @@ func FuzzJoin(f *testing.F) {
 		if !bytes.Equal(again, out) || (err == nil) != (err2 == nil) {
 			t.Fatalf("a used Joiner gave %.40q, %v; a new one %.40q, %v", again, err2, out, err)
 		}
+		// The text as a prefix: the same bounds.
+		part, err := j.JoinPrefix(nil, text[:len(text)/2], cols, limit)
+		if err != nil && !errors.Is(err, ErrCorrupt) || len(part) > limit {
+			t.Fatalf("JoinPrefix: %d bytes, %v", len(part), err)
+		}
 	})
 }
 
@@ -426,13 +450,13 @@ func BenchmarkSplit(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	var text, cols []byte
 	for b.Loop() {
-		text, cols, _, _ = Split(text[:0], cols[:0], src)
+		text, cols, _, _ = Split(text[:0], cols[:0], src, Numbers)
 	}
 }
 
 func BenchmarkJoin(b *testing.B) {
 	src := embeddingLines(100)
-	text, cols, _, _ := Split(nil, nil, src)
+	text, cols, _, _ := Split(nil, nil, src, Numbers)
 	b.SetBytes(int64(len(src)))
 	var out []byte
 	var j Joiner

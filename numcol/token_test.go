@@ -1,0 +1,154 @@
+package numcol
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/m2m-go/m2m/varint"
+)
+
+// TestTokens: which ids are taken, in which alphabet, and that each comes
+// back.
+func TestTokens(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		taken string // the token taken, if one is
+		alpha int
+	}{
+		{`{"id":"chatcmpl-JcomEUd8F6NNmq02IHEDdtT5oGPfy","object":"chat.completion"}`, "JcomEUd8F6NNmq02IHEDdtT5oGPfy", 4},
+		{`"call_p7E5OKPdCOo8iH3WyGki0kzB"`, "p7E5OKPdCOo8iH3WyGki0kzB", 4},
+		{`"msg_01XFDUDYJgAACzvnptvVoYEL"`, "01XFDUDYJgAACzvnptvVoYEL", 4},
+		{`"req_01cfvxxdqtrjtj32y8ftj0as9r"`, "01cfvxxdqtrjtj32y8ftj0as9r", 2},
+		{`"01ARZ3NDEKTSV4RRFFQ69G5FAV"`, "01ARZ3NDEKTSV4RRFFQ69G5FAV", 3},
+		{`"chatcmpl-54e839b8ef4461aa242ac90226dd92f7"`, "54e839b8ef4461aa242ac90226dd92f7", 0},
+		{`sha:5F3A9C0D12E4B7A8`, "5F3A9C0D12E4B7A8", 1},
+		{`"id":"chatcmpl-c9c0115c-7678-4af8-a013-cb696f95fd08"}`, "c9c0115c-7678-4af8-a013-cb696f95fd08", alphaUUID},
+		{"(aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaaa)", "aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaaa", alphaUUID},
+		{"x " + strings.Repeat("a1", 64), strings.Repeat("a1", 64), 0},
+		{"x " + strings.Repeat("z1", 64), strings.Repeat("z1", 64), 2},
+		// Not taken: words, numbers, too short or long,
+		// a UUID in upper case or joined to a word, a token repeated.
+		{`"internationalization"`, "", 0},
+		{`"abcdefghijklmnopq"`, "", 0},
+		{`"12345678901234567"`, "", 0},
+		{`"abcdefghijklmno1"`, "abcdefghijklmno1", 2},
+		{`"abc123def456ghi"`, "", 0},
+		{`"` + strings.Repeat("a1", 64) + `b"`, "", 0},
+		{`"C9C0115C-7678-4AF8-A013-CB696F95FD08"`, "", 0},
+		{`"c9c0115c-7678-4af8-a013-cb696f95fd08x"`, "", 0},
+		{`"p7E5OKPdCOo8iH3WyGki0kzB","p7E5OKPdCOo8iH3WyGki0kzB"`, "", 0},
+	} {
+		text, cols, n, taken := roundTrip(t, []byte(tc.in), Tokens)
+		if tc.taken == "" {
+			if n != 0 {
+				t.Errorf("%q: %d taken, want none", tc.in, n)
+			}
+			continue
+		}
+		if n != 1 || taken != len(tc.taken) {
+			t.Errorf("%q: %d taken (%d bytes), want %q", tc.in, n, taken, tc.taken)
+			continue
+		}
+		if want := strings.Replace(tc.in, tc.taken, "\x03", 1); string(text) != want {
+			t.Errorf("%q: text %q, want %q", tc.in, text, want)
+		}
+		// cols: the count, the kind, the form, four empty columns of
+		// floats, the bits.
+		form, k, err := varint.Uvarint64(cols[2:])
+		if err != nil || form&7 != uint64(tc.alpha) || form>>3 != uint64(len(tc.taken)) {
+			t.Errorf("%q: form %#x (%v), want alphabet %d", tc.in, form, err, tc.alpha)
+		}
+		if got, want := len(cols)-2-k-4, (tokenBits(form)+7)/8; got != want {
+			t.Errorf("%q: %d bytes of bits, want %d", tc.in, got, want)
+		}
+	}
+}
+
+// TestTokenBits: a token's bits are within 1% of its alphabet's entropy.
+func TestTokenBits(t *testing.T) {
+	for a, s := range alphabets {
+		for n := minToken; n <= maxToken; n++ {
+			if a == alphaUUID && n != uuidLen {
+				continue
+			}
+			chars := n
+			if a == alphaUUID {
+				chars = 32
+			}
+			b := tokenBits(uint64(n)<<3 | uint64(a))
+			min := float64(chars) * math.Log2(float64(len(s)))
+			if float64(b) < min || float64(b) > min*1.01+1 {
+				t.Errorf("alphabet %d, %d bytes: %d bits, entropy %.1f", a, n, b, min)
+			}
+		}
+	}
+	for _, form := range []uint64{15<<3 | 4, 129<<3 | 0, 32<<3 | alphaUUID, 20<<3 | 6, 20<<3 | 7} {
+		if b := tokenBits(form); b != -1 {
+			t.Errorf("form %#x: %d bits, want -1", form, b)
+		}
+	}
+}
+
+// TestRandomTokens: random ids of every alphabet and length come back, in
+// text with numbers and marks around them.
+func TestRandomTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var src []byte
+	want := 0
+	for _, s := range alphabets[:alphaUUID] {
+		for n := minToken; n <= maxToken; n++ {
+			tok := make([]byte, n)
+			for {
+				for i := range tok {
+					tok[i] = s[r.IntN(len(s))]
+				}
+				if c, _ := tokenEnd(append(tok, ' '), 0); c == n {
+					break
+				}
+			}
+			src = append(src, `{"id":"x-`...)
+			src = append(src, tok...)
+			src = append(src, "\",\"p\":0.12345678,\"m\":\"\x03\"}"...)
+			src = append(src, '\n')
+			want++
+		}
+	}
+	text, cols, n, _ := roundTrip(t, src, Numbers|Tokens)
+	if got := bytes.Count(text, []byte{Mark}); got != n || n != 3*want {
+		t.Errorf("%d marks, %d taken, want %d", got, n, 3*want)
+	}
+	if len(cols) > len(src)/2 {
+		t.Errorf("columns of %d bytes for %d bytes of text", len(cols), len(src))
+	}
+}
+
+// TestTokenCorrupt: malformed token columns are refused.
+func TestTokenCorrupt(t *testing.T) {
+	// The columns of one token of form, bits bytes of zeros.
+	token := func(form uint64, bits int) []byte {
+		b := varint.AppendUvarint64([]byte{1, kindToken}, form)
+		return append(b, make([]byte, 4+bits)...)
+	}
+	text, cols, _, _ := Split(nil, nil, []byte(`"call_p7E5OKPdCOo8iH3WyGki0kzB"`), Tokens)
+	for _, tc := range []struct {
+		name string
+		cols []byte
+	}{
+		{"form of no alphabet", token(24<<3|6, 18)},
+		{"too short", token(15<<3|4, 12)},
+		{"too long", token(129<<3|4, 97)},
+		{"a UUID of another length", token(32<<3|alphaUUID, 16)},
+		{"no form", []byte{1, kindToken}},
+		{"bits cut short", cols[:len(cols)-1]},
+		{"a group out of range", append(cols[:len(cols)-18:len(cols)-18], bytes.Repeat([]byte{0xff}, 18)...)},
+		{"bytes after", append(cols[:len(cols):len(cols)], 0)},
+	} {
+		if out, err := Join(nil, text, tc.cols, 1<<10); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %q, %v; want ErrCorrupt", tc.name, out, err)
+		}
+	}
+}
