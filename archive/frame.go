@@ -378,7 +378,7 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 // where without them shaping gained 1%.
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
 	take := numcol.Numbers
-	if s == StreamSkeletons {
+	if s == StreamSkeletons || s == StreamTemplates {
 		take |= numcol.Tokens
 	}
 	var text, cols []byte
@@ -387,10 +387,12 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 		text, cols, _, taken = numcol.Split(nil, nil, raw, take)
 	}
 	numbers := taken > 0 && taken*8 >= len(raw)
-	if !numbers && take&numcol.Tokens != 0 && numcol.MightTake(raw, (len(raw)+63)/64, numcol.Tokens) {
-		return e.appendTokens(dst, raw, s, dict, dictBlock)
-	}
 	shape := s == StreamTemplates && len(raw) > 0 && raw[len(raw)-1] == markEnd
+	if !numbers && take&numcol.Tokens != 0 && numcol.MightTake(raw, (len(raw)+63)/64, numcol.Tokens) {
+		if text, cols, _, taken = numcol.Split(nil, nil, raw, numcol.Tokens); taken*64 >= len(raw) {
+			return e.appendTokens(dst, raw, text, cols, shape, s, dict, dictBlock)
+		}
+	}
 	if !numbers && !shape {
 		return e.appendCoded(dst, raw, s, dict, dictBlock)
 	}
@@ -432,23 +434,31 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 	return append(dst, best...), nil
 }
 
-// appendTokens appends raw, a skeletons frame, as appendCoded does or
-// with its ids split out (numcol.Tokens, a frame of coderNumbers), where
-// they are a 64th of its bytes or more: at the zstd levels where that
-// makes it smaller, at LevelMax always. A skeleton's ids ("chatcmpl-",
-// "call_", UUIDs) are most of its bytes that a coder cannot predict
-// (bench/README.md, "Ids as bits").
-func (e *frameEncoder) appendTokens(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
-	text, cols, _, taken := numcol.Split(nil, nil, raw, numcol.Tokens)
-	if taken*64 < len(raw) {
-		return e.appendCoded(dst, raw, s, dict, dictBlock)
-	}
+// appendTokens appends raw, a skeletons or templates frame whose ids are
+// a 64th of its bytes or more, with them split out (text and cols, a
+// frame of coderNumbers): at LevelMax always, at the zstd levels where
+// that makes it smaller than the frame as it would be else (a templates
+// frame shaped where that pays, its ids split out of the text shaped,
+// or not). Ids ("chatcmpl-", "call_", UUIDs) are most of a skeleton's
+// bytes that a coder cannot predict (bench/README.md, "Ids as bits").
+func (e *frameEncoder) appendTokens(dst, raw, text, cols []byte, shape bool, s int, dict []byte, dictBlock int) ([]byte, error) {
 	split, err := e.appendTransformed(nil, text, cols, len(raw), coderNumbers, s, dict, dictBlock)
 	if err != nil || e.ppmMemory > 0 {
 		return append(dst, split...), err
 	}
-	plain, err := e.appendCoded(nil, raw, s, dict, dictBlock)
-	if err != nil {
+	var plain []byte
+	if shape && e.shapePays(raw) {
+		if plain, err = e.appendTransformed(nil, raw, nil, len(raw), coderShapes, s, dict, dictBlock); err != nil {
+			return dst, err
+		}
+		shaped, err := e.appendTransformed(nil, text, cols, len(raw), coderNumbers|coderShapes, s, dict, dictBlock)
+		if err != nil {
+			return dst, err
+		}
+		if len(shaped) < len(split) {
+			split = shaped
+		}
+	} else if plain, err = e.appendCoded(nil, raw, s, dict, dictBlock); err != nil {
 		return dst, err
 	}
 	if len(plain) <= len(split) {
