@@ -383,7 +383,7 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 	}
 	var text, cols []byte
 	taken := 0
-	if numcol.MightTake(raw, (len(raw)+7)/8, take) {
+	if numcol.MightTake(raw, (len(raw)+7)/8, numcol.Numbers) {
 		text, cols, _, taken = numcol.Split(nil, nil, raw, take)
 	}
 	numbers := taken > 0 && taken*8 >= len(raw)

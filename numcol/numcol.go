@@ -127,9 +127,9 @@ func corruptf(format string, a ...any) error {
 // bytes not counted), which tells a caller whether splitting pays.
 func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken int) {
 	var kinds []byte
-	var once map[string]int // how often each token occurs in src
+	var spans []span // the tokens to take, in order
 	if take&Tokens != 0 {
-		once = tokenCounts(src)
+		spans = singleTokens(src)
 	}
 	var forms []byte // uvarint forms of the tokens
 	var tokens bitWriter
@@ -146,17 +146,20 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 			last = i + 1
 			continue
 		}
-		if take&Tokens != 0 && alnum[c] {
-			if j, form := tokenEnd(src, i); j > i && once[string(src[i:j])] == 1 {
-				text = append(append(text, src[last:i]...), Mark)
-				kinds = append(kinds, kindToken)
-				forms = varint.AppendUvarint64(forms, form)
-				appendToken(&tokens, src[i:j], form)
-				taken += j - i
-				last = j
-				i = j - 1
-				continue
-			}
+		for len(spans) > 0 && spans[0].i < i {
+			spans = spans[1:] // in a number, vector or blob taken
+		}
+		if len(spans) > 0 && spans[0].i == i {
+			t := spans[0]
+			text = append(append(text, src[last:i]...), Mark)
+			kinds = append(kinds, kindToken)
+			forms = varint.AppendUvarint64(forms, t.form)
+			appendToken(&tokens, src[i:t.j], t.form)
+			taken += t.j - i
+			last = t.j
+			i = t.j - 1
+			spans = spans[1:]
+			continue
 		}
 		if take&Numbers == 0 {
 			continue
@@ -243,21 +246,6 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 		cols = append(cols, c.b[2*c.n:]...)
 	}
 	return text, append(append(cols, blobs...), tokens.flush()...), len(kinds), taken
-}
-
-// tokenCounts counts the tokens of src by their text.
-func tokenCounts(src []byte) map[string]int {
-	counts := map[string]int{}
-	for i := 0; i < len(src); i++ {
-		if !alnum[src[i]] || i > 0 && alnum[src[i-1]] {
-			continue
-		}
-		if j, _ := tokenEnd(src, i); j > i {
-			counts[string(src[i:j])]++
-			i = j - 1
-		}
-	}
-	return counts
 }
 
 // Chunks of a Huffman-coded column: what one huff0 table covers.

@@ -66,6 +66,49 @@ var alnum = func() (t [256]bool) {
 	return t
 }()
 
+// A span is a token of src: src[i:j], of form.
+type span struct {
+	i, j int
+	form uint64
+}
+
+// singleTokens returns the tokens of src that occur once in it, in order.
+// Tokens are told apart by a 64-bit hash of their text: two that collide
+// count as one that occurs twice, and stay in the text.
+func singleTokens(src []byte) []span {
+	var all []span
+	var hashes []uint64
+	counts := map[uint64]int32{}
+	for i := 0; i < len(src); i++ {
+		if !alnum[src[i]] || i > 0 && alnum[src[i-1]] {
+			continue
+		}
+		if j, form := tokenEnd(src, i); j > i {
+			h := fnv64(src[i:j])
+			counts[h]++
+			all = append(all, span{i, j, form})
+			hashes = append(hashes, h)
+			i = j - 1
+		}
+	}
+	once := all[:0]
+	for k, t := range all {
+		if counts[hashes[k]] == 1 {
+			once = append(once, t)
+		}
+	}
+	return once
+}
+
+// fnv64 is the 64-bit FNV-1a hash of b.
+func fnv64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
 // tokenEnd returns the end of the token at src[i] and its form, or i if
 // there is none: a UUID, or a run of alnum bytes, none before it.
 func tokenEnd(src []byte, i int) (j int, form uint64) {
