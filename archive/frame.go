@@ -379,7 +379,7 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
 	take := numcol.Numbers
 	if s == StreamSkeletons || s == StreamTemplates {
-		take |= numcol.Tokens
+		take |= numcol.Tokens | numcol.Times
 	}
 	var text, cols []byte
 	taken := 0
@@ -388,8 +388,8 @@ func (e *frameEncoder) appendSplit(dst, raw []byte, s int, dict []byte, dictBloc
 	}
 	numbers := taken > 0 && taken*8 >= len(raw)
 	shape := s == StreamTemplates && len(raw) > 0 && raw[len(raw)-1] == markEnd
-	if !numbers && take&numcol.Tokens != 0 && numcol.MightTake(raw, (len(raw)+63)/64, numcol.Tokens) {
-		if text, cols, _, taken = numcol.Split(nil, nil, raw, numcol.Tokens); taken*64 >= len(raw) {
+	if ids := numcol.Tokens | numcol.Times; !numbers && take&ids != 0 && numcol.MightTake(raw, (len(raw)+63)/64, ids) {
+		if text, cols, _, taken = numcol.Split(nil, nil, raw, ids); taken*64 >= len(raw) {
 			return e.appendTokens(dst, raw, text, cols, shape, s, dict, dictBlock)
 		}
 	}

@@ -17,11 +17,12 @@
 // audio, files sent inline as data URLs or "data" fields) go to a column
 // of their bytes as they are, a mark a run: as text they cost ~6.1-6.5
 // bits a character at zstd's levels, where their bytes, compressed
-// already (JPEG, PNG, MP3), are 6 bits a character stored. Asked to
-// (Tokens), it takes ids too (a completion's "chatcmpl-..." id, a UUID),
-// as their bits (token.go). It knows nothing of JSON or archives: package
-// archive splits a frame's raw bytes with it when numbers or ids are much
-// of them.
+// already (JPEG, PNG, MP3), are 6 bits a character stored. Asked to, it
+// takes ids too (Tokens: a completion's "chatcmpl-..." id, a UUID), as
+// their bits (token.go), and Unix times (Times: "created": 1740001598),
+// as the difference from the one before (time.go). It knows nothing of
+// JSON or archives: package archive splits a frame's raw bytes with it
+// when numbers or ids are much of them.
 //
 // A number is taken only if writing its value back gives the same bytes:
 // the shortest digits of its float32 or float64 (strconv's shortest
@@ -40,7 +41,7 @@
 // for the text's n marks (none at all if n is 0):
 //
 //	cols = uvarint n | kind * n | uvarint count * vectors | uvarint length * blobs
-//	       | uvarint form * tokens
+//	       | uvarint form * tokens | uvarint difference * times
 //	       | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
 //	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7 | blob bytes | token bits
 //
@@ -56,7 +57,9 @@
 // times 8 plus its alphabet's number, see alphabets) says how many bits
 // it is (tokenBits), which follow those of the tokens before it at the
 // end of the columns, the first bit of each byte its lowest, the last
-// byte padded with zeros. f32 are the float32
+// byte padded with zeros; 0xfb for a time, whose difference from the
+// time before it (from 0 for the first), zigzag (0, -1, 1, -2 as 0, 1,
+// 2, 3), follows the tokens' forms, in order. f32 are the float32
 // numbers' bits (a vector's in its place among them) as four columns of
 // one byte a number: the exponent (bits 30-23), the sign and mantissa
 // bits 22-16, bits 15-8, bits 7-0. f64 are the float64 numbers' as eight
@@ -89,6 +92,7 @@ type Take uint8
 const (
 	Numbers Take = 1 << iota // floats, vectors of them in base64, blobs of base64
 	Tokens                   // ids made of random letters and digits (token.go)
+	Times                    // Unix times in seconds, as differences (time.go)
 )
 
 // Mark stands in the text for a number taken out (or a Mark byte of the
@@ -104,6 +108,7 @@ const (
 	kindExp2   = 0x10
 	kindDot0   = 0x20
 	kindBits   = 0x3f
+	kindTime   = 0xfb // the mark is a Unix time (time.go)
 	kindToken  = 0xfc // the mark is a token (token.go)
 	kindBlob   = 0xfd // the mark is a run of base64 of other bytes
 	kindVector = 0xfe // the mark is a vector of float32s in base64
@@ -132,6 +137,8 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 		spans = singleTokens(src)
 	}
 	var forms []byte // uvarint forms of the tokens
+	var times []byte // uvarint differences of the times, zigzag
+	var lastTime int64
 	var tokens bitWriter
 	var f32, f64 []uint64 // the bits of the numbers of each width, in order
 	var buf [64]byte
@@ -159,6 +166,17 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 			last = t.j
 			i = t.j - 1
 			spans = spans[1:]
+			continue
+		}
+		if take&Times != 0 && timeAt(src, i) {
+			v := timeValue(src[i:])
+			text = append(append(text, src[last:i]...), Mark)
+			kinds = append(kinds, kindTime)
+			times = varint.AppendUvarint64(times, zigzag(v-lastTime))
+			lastTime = v
+			taken += timeDigits
+			last = i + timeDigits
+			i = last - 1
 			continue
 		}
 		if take&Numbers == 0 {
@@ -223,6 +241,7 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 	cols = append(cols, vecs...)
 	cols = append(cols, blobLens...)
 	cols = append(cols, forms...)
+	cols = append(cols, times...)
 	c32 := make([]byte, 4*len(f32))
 	for i, b := range f32 {
 		for p, c := range bytes32(b) {
@@ -348,8 +367,11 @@ func readHuffman(col, b []byte, s *huff0.Scratch) ([]byte, error) {
 // long tokens); tokens add tokenBound's.
 func MightTake(src []byte, n int, take Take) bool {
 	t := 0
-	if take&Tokens != 0 {
-		t = tokenBound(src)
+	switch {
+	case take&Times != 0:
+		t = tokenBound(src, timeDigits)
+	case take&Tokens != 0:
+		t = tokenBound(src, minToken)
 	}
 	if take&Numbers == 0 || t >= n {
 		return t >= n
@@ -712,6 +734,7 @@ type Joiner struct {
 	vecs     []int    // float32s a vector
 	blobs    []int    // bytes a blob
 	forms    []uint64 // a token's form (tokenBits)
+	times    []int64  // a time's value
 	s        huff0.Scratch
 }
 
@@ -742,12 +765,14 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		return dst, corruptf("%d numbers in %d bytes of columns", n, len(cols))
 	}
 	kinds := cols[:n]
-	n32, n64, nv, nb, nt := 0, 0, 0, 0, 0
+	n32, n64, nv, nb, nt, nm := 0, 0, 0, 0, 0, 0
 	for _, k := range kinds {
 		switch {
 		case k == kindMark:
 		case k == kindToken:
 			nt++
+		case k == kindTime:
+			nm++
 		case k == kindVector:
 			nv++
 		case k == kindBlob:
@@ -809,6 +834,20 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		}
 		j.forms = append(j.forms, form)
 	}
+	// A time's difference is a byte or more of the columns.
+	j.times = j.times[:0]
+	prevTime := int64(0)
+	for range nm {
+		u, k, err := varint.Uvarint64(cols)
+		if err != nil {
+			return dst, corruptf("time: %v", err)
+		}
+		cols = cols[k:]
+		if prevTime += unzigzag(u); prevTime < minTime || prevTime > maxTime {
+			return dst, corruptf("time %d", prevTime)
+		}
+		j.times = append(j.times, prevTime)
+	}
 	tokenBytes := (nbits + 7) / 8
 	if blobBytes+tokenBytes > len(cols) {
 		return dst, corruptf("blobs and tokens of %d bytes in %d bytes of columns", blobBytes+tokenBytes, len(cols))
@@ -842,7 +881,7 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		return dst, corruptf("%d bytes after the columns", len(cols))
 	}
 	start := len(dst)
-	i32, i64, iv, ib, it := 0, 0, 0, 0, 0
+	i32, i64, iv, ib, it, im := 0, 0, 0, 0, 0, 0
 	for _, k := range kinds {
 		at := indexMark(text)
 		if at < 0 {
@@ -867,6 +906,12 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 			}
 			dst = appendBase64(dst, f32, n32, i32, c)
 			i32, iv = i32+c, iv+1
+		case k == kindTime:
+			if len(dst)-start+timeDigits > limit {
+				return dst[:start], corruptf("text longer than %d bytes", limit)
+			}
+			dst = appendTime(dst, j.times[im])
+			im++
 		case k == kindToken:
 			form := j.forms[it]
 			if len(dst)-start+int(form>>3) > limit {

@@ -20,8 +20,11 @@ func roundTrip(t testing.TB, src []byte, take Take) (text, cols []byte, n, taken
 	if take&Numbers == 0 {
 		q, w = 0, 0
 	}
-	if take&Tokens != 0 {
-		k = tokenBound(src)
+	switch {
+	case take&Times != 0:
+		k = tokenBound(src, timeDigits)
+	case take&Tokens != 0:
+		k = tokenBound(src, minToken)
 	}
 	if taken > q+k || taken > w+k || !MightTake(src, taken, take) {
 		t.Fatalf("Split(%.80q, %d) took %d bytes, the bounds say at most %d and %d", src, take, taken, q+k, w+k)
@@ -404,8 +407,9 @@ func FuzzSplit(f *testing.F) {
 	f.Add([]byte(`{"embedding":"` + base64Vector(40) + `","x":0.12345678}`))
 	f.Add([]byte(`{"data":"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("an image's bytes, ", 20))) + `"}`))
 	f.Add([]byte(`{"id":"chatcmpl-JcomEUd8F6NNmq02IHEDdtT5oGPfy","u":"c9c0115c-7678-4af8-a013-cb696f95fd08","p":0.12345678}`))
+	f.Add([]byte(`{"created":1740001598,"t":[1740001600,1999999999,1000000000,2000000000,17400015981]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, take := range []Take{Numbers, Tokens, Numbers | Tokens} {
+		for _, take := range []Take{Numbers, Tokens, Times, Numbers | Tokens | Times} {
 			roundTrip(t, src, take)
 		}
 	})
@@ -416,8 +420,9 @@ func FuzzSplit(f *testing.F) {
 func FuzzJoin(f *testing.F) {
 	for _, src := range []string{"[0.5,-1.2534567e-07,\x03,3.5,0.12345678901234567]", string(embeddingLines(1)[:3000]),
 		`["` + base64Vector(34) + `",1.2345678]`, `"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("Blob 9, ", 40))) + `",1.5e-07`,
-		`["msg_01XFDUDYJgAACzvnptvVoYEL","c9c0115c-7678-4af8-a013-cb696f95fd08",0.12345678,"01ARZ3NDEKTSV4RRFFQ69G5FAV"]`} {
-		text, cols, n, _ := Split(nil, nil, []byte(src), Numbers|Tokens)
+		`["msg_01XFDUDYJgAACzvnptvVoYEL","c9c0115c-7678-4af8-a013-cb696f95fd08",0.12345678,"01ARZ3NDEKTSV4RRFFQ69G5FAV"]`,
+		`{"created":1740001598,"t":1740001599}`} {
+		text, cols, n, _ := Split(nil, nil, []byte(src), Numbers|Tokens|Times)
 		if n == 0 {
 			f.Fatalf("no number taken from %.40q", src)
 		}

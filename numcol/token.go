@@ -323,22 +323,22 @@ func (r *bitReader) read(width int) (uint64, bool) {
 	return v, true
 }
 
-// tokenBound is a bound on what Split takes of src as tokens: the bytes
-// of runs of letters, digits and '-' of minToken bytes or more, in which
-// every token lies.
-func tokenBound(src []byte) int {
+// tokenBound is a bound on what Split takes of src as tokens, or times
+// if min is timeDigits: the bytes of runs of letters, digits and '-' of
+// min bytes or more, in which every token (and time) lies.
+func tokenBound(src []byte, min int) int {
 	bound, run := 0, 0
 	for _, c := range src {
 		if alnum[c] || c == '-' {
 			run++
 			continue
 		}
-		if run >= minToken {
+		if run >= min {
 			bound += run
 		}
 		run = 0
 	}
-	if run >= minToken {
+	if run >= min {
 		bound += run
 	}
 	return bound

@@ -152,3 +152,43 @@ func TestTokenCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestTimes: which Unix times are taken, and that they come back.
+func TestTimes(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		taken int
+	}{
+		{`{"created":1740001598,"x":1}`, 1},
+		{`[1740001598,1740001599,1740001598,1000000000,1999999999]`, 5},
+		{"1740001598", 1},
+		{`"ts 1740001598 s"`, 1},
+		// Not times: other lengths, out of range, joined to a word, a
+		// float, negative.
+		{`[174000159,17400015981,2000000000,0999999999]`, 0},
+		{`["a1740001598","1740001598b","v1740001598",1740001598.5,-1740001598,1740001598e3]`, 0},
+	} {
+		text, cols, n, taken := roundTrip(t, []byte(tc.in), Times)
+		if n != tc.taken || taken != 10*tc.taken {
+			t.Errorf("%q: %d taken (%d bytes), want %d", tc.in, n, taken, tc.taken)
+		}
+		if n > 0 && bytes.Count(text, []byte{Mark}) != n || n == 0 && len(cols) != 0 {
+			t.Errorf("%q: text %q, columns %x", tc.in, text, cols)
+		}
+	}
+	// Differences: the first from 0, the second, a second later, a byte.
+	first := varint.AppendUvarint64(nil, 2*1740001598)
+	_, cols, _, _ := Split(nil, nil, []byte("[1740001598,1740001599]"), Times)
+	if want := append(append([]byte{2, kindTime, kindTime}, first...), 2, 0, 0, 0, 0); !bytes.Equal(cols, want) {
+		t.Errorf("columns %x, want %x", cols, want)
+	}
+	for _, bad := range [][]byte{
+		{1, kindTime, 0, 0, 0, 0, 0}, // time 0
+		append(append(append([]byte{2, kindTime, kindTime}, first...), varint.AppendUvarint64(nil, 2*800_000_000-1)...), 0, 0, 0, 0), // before 2001
+		{1, kindTime, 0x80}, // cut short
+	} {
+		if out, err := Join(nil, []byte("\x03,\x03"), bad, 1<<10); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Join(%x) = %q, %v; want ErrCorrupt", bad, out, err)
+		}
+	}
+}
