@@ -72,9 +72,11 @@
 // decimal numbers split out by package numcol; 0x20, its entries shaped
 // (templates frames: see below). Its data is the text left, coded by
 // that coder (with the frame's dict), then, with 0x10, the numbers'
-// columns in a zstd frame of their own,
+// columns in a zstd frame of their own, but for their last noise_len
+// bytes (numcol.NoiseLen: blobs' bytes and ids' bits, stored as they
+// are, layout 13),
 //
-//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | cols_data]
+//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | uvarint noise_len | cols_data | noise]
 //
 // and the raw bytes are the text unshaped, then numcol.Join of it and the
 // columns. The writer splits a frame other than an index whose numbers

@@ -27,7 +27,7 @@ const (
 	// text left, coded by the coder, then, with coderNumbers, the
 	// numbers' columns in a zstd frame of their own:
 	//
-	//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | cols_data]
+	//	data = uvarint text_len | uvarint text_data_len | text_data [| uvarint cols_len | uvarint noise_len | cols_data | noise]
 	coderNumbers = 0x10
 	coderShapes  = 0x20
 	// And before all of that, its words replaced by codes (package
@@ -504,8 +504,11 @@ func (e *frameEncoder) appendTransformed(dst, text, cols []byte, rawLen int, fla
 	body = varint.AppendUvarint64(body, uint64(len(f.data)))
 	body = append(body, f.data...)
 	if flags&coderNumbers != 0 {
+		noise := numcol.NoiseLen(cols)
 		body = varint.AppendUvarint64(body, uint64(len(cols)))
-		body = e.plain(len(cols)).EncodeAll(cols, body)
+		body = varint.AppendUvarint64(body, uint64(noise))
+		body = e.plain(len(cols)-noise).EncodeAll(cols[:len(cols)-noise], body)
+		body = append(body, cols[len(cols)-noise:]...)
 	}
 	return append(appendFrameHeader(dst, f.coder|flags, f.dict, rawLen, len(body)), body...), nil
 }
@@ -874,10 +877,16 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte, n int) (_ [
 			putBuf(text)
 			return dst, false, corruptf("numbers frame: columns of %d bytes for %d of text", colsLen, textLen)
 		}
-		cols, err := d.z.DecodeAll(b[k:], getBuf(int(colsLen)))
-		if err == nil && len(cols) != int(colsLen) {
-			err = fmt.Errorf("%d bytes, not %d", len(cols), colsLen)
+		noise, k2, err := varint.Uvarint64(b[k:])
+		if b = b[k+k2:]; err != nil || noise > colsLen || noise > uint64(len(b)) {
+			putBuf(text)
+			return dst, false, corruptf("numbers frame: %d bytes of noise in %d of columns", noise, colsLen)
 		}
+		cols, err := d.z.DecodeAll(b[:len(b)-int(noise)], getBuf(int(colsLen)))
+		if err == nil && len(cols) != int(colsLen-noise) {
+			err = fmt.Errorf("%d bytes, not %d", len(cols), colsLen-noise)
+		}
+		cols = append(cols, b[len(b)-int(noise):]...)
 		if err == nil {
 			if whole {
 				out, err = d.join.Join(growCap(dst, f.rawLen), text, cols, f.rawLen)

@@ -26,6 +26,9 @@ func roundTrip(t testing.TB, src []byte, take Take) (text, cols []byte, n, taken
 	case take&Tokens != 0:
 		k = tokenBound(src, minToken)
 	}
+	if noise := NoiseLen(cols); noise < 0 || noise > len(cols) || n == 0 && noise != 0 {
+		t.Fatalf("Split(%.80q): noise of %d bytes in %d of columns", src, noise, len(cols))
+	}
 	if taken > q+k || taken > w+k || !MightTake(src, taken, take) {
 		t.Fatalf("Split(%.80q, %d) took %d bytes, the bounds say at most %d and %d", src, take, taken, q+k, w+k)
 	}
@@ -339,6 +342,9 @@ func TestBlobs(t *testing.T) {
 		text, cols, n, taken := roundTrip(t, []byte(tc.in), Numbers)
 		if blobs := bytes.Count(kindsOf(cols, n), []byte{kindBlob}); blobs != tc.blobs {
 			t.Errorf("%s: %d blobs taken (%d marks: %.60q), want %d", tc.name, blobs, n, text, tc.blobs)
+		}
+		if noise := NoiseLen(cols); tc.blobs > 0 && (noise == 0 || noise > taken*3/4) {
+			t.Errorf("%s: noise of %d bytes for %d of base64", tc.name, noise, taken)
 		}
 		if tc.blobs > 0 && len(cols) > taken*3/4+16 {
 			t.Errorf("%s: %d bytes of columns for %d of base64", tc.name, len(cols), taken)

@@ -62,8 +62,8 @@ func TestTokens(t *testing.T) {
 		if err != nil || form&7 != uint64(tc.alpha) || form>>3 != uint64(len(tc.taken)) {
 			t.Errorf("%q: form %#x (%v), want alphabet %d", tc.in, form, err, tc.alpha)
 		}
-		if got, want := len(cols)-2-k-4, (tokenBits(form)+7)/8; got != want {
-			t.Errorf("%q: %d bytes of bits, want %d", tc.in, got, want)
+		if got, want := len(cols)-2-k-4, (tokenBits(form)+7)/8; got != want || NoiseLen(cols) != want {
+			t.Errorf("%q: %d bytes of bits (noise %d), want %d", tc.in, got, NoiseLen(cols), want)
 		}
 	}
 }
