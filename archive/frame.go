@@ -363,9 +363,10 @@ func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBloc
 
 // appendSplit appends raw as appendCoded does, or transformed: with its
 // numbers split out (coderNumbers) where they are an eighth of its bytes
-// or more, and a templates frame shaped (coderShapes). A frame so made is
-// decoded whole, and its transform undone (bench/README.md, "Numbers and
-// nesting"): numbers render at ~170 MB/s, shapes at ~300-450 MB/s. So at
+// or more, and a templates frame shaped (coderShapes); a skeletons or
+// templates frame's ids and times too, with its numbers or else alone
+// (appendTokens). A shaped frame is decoded whole, and its transform
+// undone (bench/README.md, "Numbers and nesting"): numbers render at ~170 MB/s, shapes at ~300-450 MB/s. So at
 // the zstd levels, where decoding runs at ~1 GB/s, a frame is split where
 // that makes it smaller (always, where numbers are half its bytes: 3.4
 // bytes a float32 against ~4.7 as digits) and shaped where that makes it
@@ -821,9 +822,9 @@ func touch(b []byte, n int) []byte {
 // decodeSplit appends the raw bytes of f, a frame with its numbers split
 // out or its entries shaped (coderFlags), to dst: all of them, or for a
 // frame of numbers not shaped, at least the first n, and reports whether
-// that is all (as decodePrefix does). A raw byte comes of one byte of
-// text or more (a mark, of a number or an id), so n bytes of text make n
-// bytes or more.
+// that is all (as decodePrefix does). Each byte of the text makes one
+// raw byte or more (a mark makes a number, an id or a time), so n bytes
+// of text make n raw bytes or more.
 func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte, n int) (_ []byte, complete bool, _ error) {
 	textLen, coded, b, err := splitParts(f.data)
 	if err != nil {

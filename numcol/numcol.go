@@ -36,9 +36,9 @@
 //
 // # Format
 //
-// Text: the input with each number or token taken replaced by [Mark], and
-// each Mark byte of the input also by a Mark (its kind says so). Columns,
-// for the text's n marks (none at all if n is 0):
+// Text: the input with each number, token or time taken replaced by
+// [Mark], and each Mark byte of the input also by a Mark (its kind says
+// so). Columns, for the text's n marks (none at all if n is 0):
 //
 //	cols = uvarint n | kind * n | uvarint count * vectors | uvarint length * blobs
 //	       | uvarint form * tokens | uvarint difference * times
@@ -126,10 +126,11 @@ func corruptf(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, a...)...)
 }
 
-// Split appends src to text with every number it takes replaced by Mark,
-// and the columns of those numbers to cols. n is how many marks text
-// got; taken is how many bytes of src the numbers were (the marks of Mark
-// bytes not counted), which tells a caller whether splitting pays.
+// Split appends src to text with every number, token and time it takes
+// (as take says) replaced by Mark, and the columns of those to cols. n is
+// how many marks text got; taken is how many bytes of src they were (the
+// marks of Mark bytes not counted), which tells a caller whether
+// splitting pays.
 func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken int) {
 	var kinds []byte
 	var spans []span // the tokens to take, in order
