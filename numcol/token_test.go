@@ -86,7 +86,7 @@ func TestTokenBits(t *testing.T) {
 			}
 		}
 	}
-	for _, form := range []uint64{15<<3 | 4, 129<<3 | 0, 32<<3 | alphaUUID, 20<<3 | 6, 20<<3 | 7} {
+	for _, form := range []uint64{15<<3 | 4, 129<<3 | 4, 32<<3 | alphaUUID, 20<<3 | 6, 20<<3 | 7} {
 		if b := tokenBits(form); b != -1 {
 			t.Errorf("form %#x: %d bits, want -1", form, b)
 		}
