@@ -35,9 +35,10 @@ const (
 
 // Version is the layout of the archives this package writes, the first
 // field of their directory. A Reader refuses any other with ErrVersion,
-// saying which it found. 13: skeletons frames with their ids split out
-// (numcol.Tokens), which a reader of layout 12 would take for damage.
-const Version = 13
+// saying which it found. 14: numcol's columns name the marks their text
+// holds, one for numbers, one for ids and one for times, which a reader
+// of layout 13 would take for damage.
+const Version = 14
 
 // ErrVersion is what the error about an archive of another layout wraps.
 var ErrVersion = errors.New("archive: a layout of another version")

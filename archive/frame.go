@@ -823,8 +823,9 @@ func touch(b []byte, n int) []byte {
 // out or its entries shaped (coderFlags), to dst: all of them, or for a
 // frame of numbers not shaped, at least the first n, and reports whether
 // that is all (as decodePrefix does). Each byte of the text makes one
-// raw byte or more (a mark makes a number, an id or a time), so n bytes
-// of text make n raw bytes or more.
+// raw byte or more (a mark makes a number, an id or a time), so n+1
+// bytes of text make n raw bytes or more (numcol.JoinPrefix leaves out a
+// token's mark at their end).
 func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte, n int) (_ []byte, complete bool, _ error) {
 	textLen, coded, b, err := splitParts(f.data)
 	if err != nil {
@@ -839,6 +840,7 @@ func (d *frameDecoder) decodeSplit(dst []byte, f frame, dict []byte, n int) (_ [
 	if !numbers || shaped || n >= f.rawLen {
 		n = int(textLen) // all of it
 	}
+	n = min(n+1, int(textLen))
 	// The text and columns pass through pooled buffers: fresh ones for
 	// every frame were a fifth of a decode's time in the kernel zeroing
 	// their pages.

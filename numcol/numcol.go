@@ -36,30 +36,39 @@
 //
 // # Format
 //
-// Text: the input with each number, token or time taken replaced by
-// [Mark], and each Mark byte of the input also by a Mark (its kind says
-// so). Columns, for the text's n marks (none at all if n is 0):
+// Text: the input with each number, vector or blob taken replaced by the
+// numbers' mark, each token by the tokens' mark and a form's byte, each
+// time by the times' mark, and each byte of the input that is one of the
+// marks by the numbers' mark (its kind says which). Columns, none at all
+// (and the text the input) where nothing was taken:
 //
-//	cols = uvarint n | kind * n | uvarint count * vectors | uvarint length * blobs
-//	       | uvarint form * tokens | uvarint difference * times
+//	cols = mark_numbers | mark_tokens | mark_times | uvarint n | kind * n
+//	       | uvarint count * vectors | uvarint length * blobs
+//	       | uvarint forms | uvarint form * forms | uvarint token_bytes
+//	       | uvarint times | uvarint difference * times
 //	       | coded(f32 0) | coded(f32 1) | f32 2 | f32 3
 //	       | coded(f64 0) | coded(f64 1) | f64 2 ... f64 7 | blob bytes | token bits
 //
-// kind is 0xff for a Mark byte of the input, 0xfe for a vector (its
-// count of float32s, in order, follows the kinds; see appendVector for
-// what is taken as one), 0xfd for a blob, a run of base64 of other bytes
-// (its length in bytes, in order, follows the vectors' counts, and its
-// bytes end the columns; see blobEnd), else bits: 0x01 float64 (else
-// float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'), 0x08
-// '+' before an exponent that is not negative, 0x10 exponent of at least
-// two digits, 0x20 ".0" after a mantissa without fraction digits; 0xfc
-// for a token, whose form (in order, after the blobs' lengths: its length
-// times 8 plus its alphabet's number, see alphabets) says how many bits
-// it is (tokenBits), which follow those of the tokens before it at the
-// end of the columns, the first bit of each byte its lowest, the last
-// byte padded with zeros; 0xfb for a time, whose difference from the
+// The marks are three distinct bytes of markBytes (0x03-0x1F but tab,
+// line feed and carriage return), the tokens' and the times' 0 where
+// none are taken. n counts the numbers' marks in the text, one kind
+// each: 0xff for the numbers' mark byte of the input, 0xfc for the
+// tokens', 0xfb for the times', 0xfe for a vector (its count of
+// float32s, in order, follows the kinds; see appendVector for what is
+// taken as one), 0xfd for a blob, a run of base64 of other bytes (its
+// length in bytes, in order, follows the vectors' counts, and its bytes
+// end the columns but the tokens'; see blobEnd), else bits: 0x01 float64
+// (else float32), 0x02 exponent form (else fixed), 0x04 'E' (else 'e'),
+// 0x08 '+' before an exponent that is not negative, 0x10 exponent of at
+// least two digits, 0x20 ".0" after a mantissa without fraction digits.
+// A token's form (its length times 8 plus its alphabet's number, see
+// alphabets) is the one of the table of forms, at most maxForms of them,
+// that the byte after its mark names (formByte for the first), and says
+// how many bits it is (tokenBits); those follow the tokens' before it in
+// the token_bytes that end the columns, the first bit of each byte its
+// lowest, the last byte padded with zeros. A time's difference from the
 // time before it (from 0 for the first), zigzag (0, -1, 1, -2 as 0, 1,
-// 2, 3), follows the tokens' forms, in order. f32 are the float32
+// 2, 3), is in the times' column, in order. f32 are the float32
 // numbers' bits (a vector's in its place among them) as four columns of
 // one byte a number: the exponent (bits 30-23), the sign and mantissa
 // bits 22-16, bits 15-8, bits 7-0. f64 are the float64 numbers' as eight
@@ -95,9 +104,33 @@ const (
 	Times                    // Unix times in seconds, as differences (time.go)
 )
 
-// Mark stands in the text for a number taken out (or a Mark byte of the
-// input). It is a control character, which JSON text holds nowhere raw.
-const Mark = 0x03
+// Marks: each number (vector, blob) taken leaves its mark in the text,
+// as do each token and each time, three bytes Split chooses for each
+// input among the control bytes that JSON text never holds raw (markBytes):
+// the input's rarest, so that few of its own bytes need escaping. A mark
+// of its own for tokens and times puts what the mark is in the text,
+// whose coder predicts it from the bytes before ("created": comes before
+// a time), where a column of kinds spent a byte on each (dev100's
+// skeletons: 6.7 KB at zstd -19, bench/README.md "Marks in the text").
+// A token's mark is followed by a byte, formByte plus its form's number
+// in the columns' table of forms: its length and alphabet, which the
+// text's coder predicts from the bytes before as well.
+var markBytes = func() (b []byte) {
+	for c := byte(0x03); c < 0x20; c++ {
+		if c != '\t' && c != '\n' && c != '\r' {
+			b = append(b, c)
+		}
+	}
+	return b
+}()
+
+// formByte is the byte after a token's mark of its columns' first form:
+// forms are formByte to 0xff, maxForms of them, bytes no other mark and
+// no byte of JSON's structure or of a word.
+const (
+	formByte = 0x80
+	maxForms = 0x100 - formByte
+)
 
 // Bits of a kind.
 const (
@@ -108,11 +141,11 @@ const (
 	kindExp2   = 0x10
 	kindDot0   = 0x20
 	kindBits   = 0x3f
-	kindTime   = 0xfb // the mark is a Unix time (time.go)
-	kindToken  = 0xfc // the mark is a token (token.go)
+	kindTime   = 0xfb // the mark is a byte of the input, the times' mark
+	kindToken  = 0xfc // the mark is a byte of the input, the tokens' mark
 	kindBlob   = 0xfd // the mark is a run of base64 of other bytes
 	kindVector = 0xfe // the mark is a vector of float32s in base64
-	kindMark   = 0xff // the mark is a Mark byte of the input
+	kindMark   = 0xff // the mark is a byte of the input, the numbers' mark
 )
 
 // maxNumber is the longest number taken, and so the longest a mark
@@ -127,18 +160,28 @@ func corruptf(format string, a ...any) error {
 }
 
 // Split appends src to text with every number, token and time it takes
-// (as take says) replaced by Mark, and the columns of those to cols. n is
-// how many marks text got; taken is how many bytes of src they were (the
-// marks of Mark bytes not counted), which tells a caller whether
-// splitting pays.
+// (as take says) replaced by its mark, and the columns of those to cols.
+// n is how many marks text got; taken is how many bytes of src they were
+// (the escapes of the input's bytes that are marks not counted), which
+// tells a caller whether splitting pays. Where it takes nothing, text is
+// src and cols is empty.
 func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken int) {
+	marks := chooseMarks(src, take)
+	var escape [256]byte // for a byte of the input that is a mark, its kind
+	for k, kind := range [3]byte{kindMark, kindToken, kindTime} {
+		if marks[k] != 0 {
+			escape[marks[k]] = kind
+		}
+	}
+	start := len(text)
 	var kinds []byte
 	var spans []span // the tokens to take, in order
 	if take&Tokens != 0 {
 		spans = singleTokens(src)
 	}
-	var forms []byte // uvarint forms of the tokens
-	var times []byte // uvarint differences of the times, zigzag
+	var forms []uint64 // the tokens' forms, by number
+	var times []byte   // uvarint differences of the times, zigzag
+	nt, nm := 0, 0     // tokens and times taken
 	var lastTime int64
 	var tokens bitWriter
 	var f32, f64 []uint64 // the bits of the numbers of each width, in order
@@ -148,9 +191,9 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 	var blobLens, blobs []byte // uvarint lengths of the blobs, and their bytes
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		if c == Mark {
-			text = append(append(text, src[last:i]...), Mark)
-			kinds = append(kinds, kindMark)
+		if escape[c] != 0 {
+			text = append(append(text, src[last:i]...), marks[0])
+			kinds = append(kinds, escape[c])
 			last = i + 1
 			continue
 		}
@@ -159,22 +202,27 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 		}
 		if len(spans) > 0 && spans[0].i == i {
 			t := spans[0]
-			text = append(append(text, src[last:i]...), Mark)
-			kinds = append(kinds, kindToken)
-			forms = varint.AppendUvarint64(forms, t.form)
-			appendToken(&tokens, src[i:t.j], t.form)
-			taken += t.j - i
-			last = t.j
-			i = t.j - 1
 			spans = spans[1:]
-			continue
+			f := formNumber(forms, t.form)
+			if f < maxForms {
+				if f == len(forms) {
+					forms = append(forms, t.form)
+				}
+				text = append(append(text, src[last:i]...), marks[1], byte(formByte+f))
+				appendToken(&tokens, src[i:t.j], t.form)
+				nt++
+				taken += t.j - i
+				last = t.j
+				i = t.j - 1
+				continue
+			}
 		}
 		if take&Times != 0 && timeAt(src, i) {
 			v := timeValue(src[i:])
-			text = append(append(text, src[last:i]...), Mark)
-			kinds = append(kinds, kindTime)
+			text = append(append(text, src[last:i]...), marks[2])
 			times = varint.AppendUvarint64(times, zigzag(v-lastTime))
 			lastTime = v
+			nm++
 			taken += timeDigits
 			last = i + timeDigits
 			i = last - 1
@@ -187,7 +235,7 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 			n, ok := len(f32), false
 			if j := vectorEnd(src, i); j > i {
 				if f32, ok = appendVector(f32, src[i:j]); ok {
-					text = append(append(text, src[last:i]...), Mark)
+					text = append(append(text, src[last:i]...), marks[0])
 					kinds = append(kinds, kindVector)
 					vecs = varint.AppendUvarint64(vecs, uint64(len(f32)-n))
 					taken += j - i
@@ -198,7 +246,7 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 			}
 			if j := blobEnd(src, i); j > i {
 				if b, err := strictBase64.AppendDecode(blobs, src[i:j]); err == nil {
-					text = append(append(text, src[last:i]...), Mark)
+					text = append(append(text, src[last:i]...), marks[0])
 					kinds = append(kinds, kindBlob)
 					blobLens = varint.AppendUvarint64(blobLens, uint64(len(b)-len(blobs)))
 					blobs = b
@@ -222,7 +270,7 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 			i = j - 1
 			continue
 		}
-		text = append(append(text, src[last:i]...), Mark)
+		text = append(append(text, src[last:i]...), marks[0])
 		kinds = append(kinds, kind)
 		if kind&kind64 != 0 {
 			f64 = append(f64, bits)
@@ -233,15 +281,22 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 		last = j
 		i = j - 1
 	}
-	text = append(text, src[last:]...)
-	if len(kinds) == 0 {
-		return text, cols, 0, 0
+	if taken == 0 {
+		return append(text[:start], src...), cols, 0, 0
 	}
+	text = append(text, src[last:]...)
+	cols = append(cols, marks[:]...)
 	cols = varint.AppendUvarint64(cols, uint64(len(kinds)))
 	cols = append(cols, kinds...)
 	cols = append(cols, vecs...)
 	cols = append(cols, blobLens...)
-	cols = append(cols, forms...)
+	cols = varint.AppendUvarint64(cols, uint64(len(forms)))
+	for _, f := range forms {
+		cols = varint.AppendUvarint64(cols, f)
+	}
+	bits := tokens.flush()
+	cols = varint.AppendUvarint64(cols, uint64(len(bits)))
+	cols = varint.AppendUvarint64(cols, uint64(nm))
 	cols = append(cols, times...)
 	c32 := make([]byte, 4*len(f32))
 	for i, b := range f32 {
@@ -265,7 +320,43 @@ func Split(text, cols, src []byte, take Take) (textOut, colsOut []byte, n, taken
 		cols = appendHuffman(cols, c.b[c.n:2*c.n], &s)
 		cols = append(cols, c.b[2*c.n:]...)
 	}
-	return text, append(append(cols, blobs...), tokens.flush()...), len(kinds), taken
+	return text, append(append(cols, blobs...), bits...), len(kinds) + nt + nm, taken
+}
+
+// chooseMarks returns the marks of numbers, tokens and times for src:
+// the rarest bytes of markBytes in it, the first of them where several
+// are as rare. Tokens and times have none (0) where take does not take
+// them; numbers always have one, which escapes the input's bytes that
+// are marks.
+func chooseMarks(src []byte, take Take) (marks [3]byte) {
+	var count [256]int
+	for _, c := range src {
+		count[c]++
+	}
+	for k, want := range [3]bool{true, take&Tokens != 0, take&Times != 0} {
+		if !want {
+			continue
+		}
+		best := -1
+		for _, c := range markBytes {
+			if c != marks[0] && c != marks[1] && (best < 0 || count[c] < count[best]) {
+				best = int(c)
+			}
+		}
+		marks[k] = byte(best)
+	}
+	return marks
+}
+
+// formNumber returns the number of form in forms, or len(forms) if it is
+// not there.
+func formNumber(forms []uint64, form uint64) int {
+	for k, f := range forms {
+		if f == form {
+			return k
+		}
+	}
+	return len(forms)
 }
 
 // Chunks of a Huffman-coded column: what one huff0 table covers.
@@ -746,34 +837,31 @@ func (j *Joiner) Join(dst, text, cols []byte, limit int) ([]byte, error) {
 
 // JoinPrefix joins a prefix of the text Split made with the columns of
 // the whole: the marks in text are replaced as Join does, and the
-// columns' numbers past the last of them are not used. A reader so
-// renders as much of a frame as it needs from as much of its text.
+// columns' numbers past the last of them are not used, but a token's
+// mark at the end of text, without its form's byte, is left out. A
+// reader so renders as much of a frame as it needs from as much of its
+// text: each byte of the text renders one byte or more, so k bytes of it
+// render k-1 or more.
 func (j *Joiner) JoinPrefix(dst, text, cols []byte, limit int) ([]byte, error) {
 	return j.join(dst, text, cols, limit, true)
 }
 
 func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, error) {
-	var n uint64
-	if len(cols) > 0 {
-		var k int
-		var err error
-		if n, k, err = varint.Uvarint64(cols); err != nil {
-			return dst, corruptf("count: %v", err)
+	if len(cols) == 0 {
+		if len(text) > limit {
+			return dst, corruptf("text longer than %d bytes", limit)
 		}
-		cols = cols[k:]
+		return append(dst, text...), nil // nothing was taken
 	}
-	if n > uint64(len(cols)) {
-		return dst, corruptf("%d numbers in %d bytes of columns", n, len(cols))
+	h, err := parseHeader(cols)
+	if err != nil {
+		return dst, err
 	}
-	kinds := cols[:n]
-	n32, n64, nv, nb, nt, nm := 0, 0, 0, 0, 0, 0
+	kinds, cols := h.kinds, h.rest
+	n32, n64, nv, nb := 0, 0, 0, 0
 	for _, k := range kinds {
 		switch {
-		case k == kindMark:
-		case k == kindToken:
-			nt++
-		case k == kindTime:
-			nm++
+		case k == kindMark || k == kindToken && h.marks[1] != 0 || k == kindTime && h.marks[2] != 0:
 		case k == kindVector:
 			nv++
 		case k == kindBlob:
@@ -787,11 +875,11 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		}
 	}
 	// Each number has a mark in the text (of which a prefix has only
-	// some) and renders one byte or more: n bounds what is allocated.
-	if !prefix && n > uint64(len(text)) || n > uint64(max(limit, 0)) {
-		return dst, corruptf("%d numbers for %d bytes of text, %d of output", n, len(text), limit)
+	// some) and renders one byte or more: their count bounds what is
+	// allocated.
+	if !prefix && len(kinds) > len(text) || len(kinds) > max(limit, 0) {
+		return dst, corruptf("%d numbers for %d bytes of text, %d of output", len(kinds), len(text), limit)
 	}
-	cols = cols[n:]
 	// Each float32 takes two bytes or more of the columns: their length
 	// bounds the vectors' counts.
 	j.vecs = j.vecs[:0]
@@ -820,22 +908,32 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		}
 		j.blobs = append(j.blobs, int(c))
 	}
-	// A token's form is a byte or two of the columns, its bits there too.
+	// The tokens' forms, at most maxForms, each a byte or two.
+	nf, k, err := varint.Uvarint64(cols)
+	if err != nil || nf > maxForms || h.marks[1] == 0 && nf != 0 {
+		return dst, corruptf("%d forms of tokens", nf)
+	}
+	cols = cols[k:]
 	j.forms = j.forms[:0]
-	nbits := 0
-	for range nt {
+	for range nf {
 		form, k, err := varint.Uvarint64(cols)
-		b := tokenBits(form)
-		if err != nil || b < 0 {
+		if err != nil || tokenBits(form) < 0 {
 			return dst, corruptf("token of form %#x", form)
 		}
 		cols = cols[k:]
-		if nbits += b; nbits > 8*len(cols) {
-			return dst, corruptf("tokens of %d bits in %d bytes of columns", nbits, len(cols))
-		}
 		j.forms = append(j.forms, form)
 	}
+	tokenBytes, k, err := varint.Uvarint64(cols)
+	if err != nil || tokenBytes > uint64(len(cols)-k) {
+		return dst, corruptf("tokens of %d bytes in %d bytes of columns", tokenBytes, len(cols)-k)
+	}
+	cols = cols[k:]
 	// A time's difference is a byte or more of the columns.
+	nm, k, err := varint.Uvarint64(cols)
+	if err != nil || nm > uint64(len(cols)-k) || h.marks[2] == 0 && nm != 0 {
+		return dst, corruptf("%d times in %d bytes of columns", nm, len(cols)-k)
+	}
+	cols = cols[k:]
 	j.times = j.times[:0]
 	prevTime := int64(0)
 	for range nm {
@@ -849,12 +947,11 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		}
 		j.times = append(j.times, prevTime)
 	}
-	tokenBytes := (nbits + 7) / 8
-	if blobBytes+tokenBytes > len(cols) {
-		return dst, corruptf("blobs and tokens of %d bytes in %d bytes of columns", blobBytes+tokenBytes, len(cols))
+	if blobBytes+int(tokenBytes) > len(cols) {
+		return dst, corruptf("blobs and tokens of %d bytes in %d bytes of columns", blobBytes+int(tokenBytes), len(cols))
 	}
-	tokens := bitReader{b: cols[len(cols)-tokenBytes:]}
-	cols = cols[:len(cols)-tokenBytes]
+	tokens := bitReader{b: cols[len(cols)-int(tokenBytes):]}
+	cols = cols[:len(cols)-int(tokenBytes)]
 	blobs := cols[len(cols)-blobBytes:]
 	cols = cols[:len(cols)-blobBytes]
 	j.f32, j.f64 = grow(j.f32, 4*n32), grow(j.f64, 8*n64)
@@ -863,9 +960,6 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		b []byte
 		n int
 	}{{f32, n32}, {f64, n64}} {
-		if n == 0 {
-			break // no columns at all
-		}
 		var err error
 		if cols, err = readHuffman(c.b[:c.n], cols, s); err != nil {
 			return dst, err
@@ -882,24 +976,67 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 		return dst, corruptf("%d bytes after the columns", len(cols))
 	}
 	start := len(dst)
-	i32, i64, iv, ib, it, im := 0, 0, 0, 0, 0, 0
-	for _, k := range kinds {
-		at := indexMark(text)
+	i32, i64, iv, ib, im := 0, 0, 0, 0, 0
+	find := markFinder{marks: h.marks}
+marks:
+	for {
+		at, m := find.next(text)
 		if at < 0 {
-			if prefix {
-				break
-			}
-			return dst[:start], corruptf("%d numbers for %d marks", n, i32+i64)
+			break
 		}
 		if len(dst)-start+at > limit {
 			return dst[:start], corruptf("text longer than %d bytes", limit)
 		}
-		dst = append(dst, text[:at]...)
-		text = text[at+1:]
 		var err error
+		switch m {
+		case 1: // a token, its form's byte next
+			if at+1 == len(text) {
+				if prefix {
+					text = text[:at] // the prefix ends before its form
+					break marks
+				}
+				return dst[:start], corruptf("token without its form")
+			}
+			f := int(text[at+1]) - formByte
+			if f < 0 || f >= len(j.forms) {
+				return dst[:start], corruptf("token of form %d of %d", f, len(j.forms))
+			}
+			form := j.forms[f]
+			if len(dst)-start+at+int(form>>3) > limit {
+				return dst[:start], corruptf("text longer than %d bytes", limit)
+			}
+			dst, err = appendTokenText(append(dst, text[:at]...), &tokens, form)
+			if err != nil {
+				return dst[:start], err
+			}
+			text = find.skip(text, at+2)
+			continue
+		case 2: // a time
+			if im == len(j.times) {
+				return dst[:start], corruptf("more times than the %d", len(j.times))
+			}
+			if len(dst)-start+at+timeDigits > limit {
+				return dst[:start], corruptf("text longer than %d bytes", limit)
+			}
+			dst = appendTime(append(dst, text[:at]...), j.times[im])
+			im++
+			text = find.skip(text, at+1)
+			continue
+		}
+		if len(kinds) == 0 {
+			return dst[:start], corruptf("more marks than the numbers")
+		}
+		k := kinds[0]
+		kinds = kinds[1:]
+		dst = append(dst, text[:at]...)
+		text = find.skip(text, at+1)
 		switch {
 		case k == kindMark:
-			dst = append(dst, Mark)
+			dst = append(dst, h.marks[0])
+		case k == kindToken:
+			dst = append(dst, h.marks[1])
+		case k == kindTime:
+			dst = append(dst, h.marks[2])
 		case k == kindVector:
 			c := j.vecs[iv]
 			if len(dst)-start+4*((4*c+2)/3) > limit {
@@ -907,19 +1044,6 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 			}
 			dst = appendBase64(dst, f32, n32, i32, c)
 			i32, iv = i32+c, iv+1
-		case k == kindTime:
-			if len(dst)-start+timeDigits > limit {
-				return dst[:start], corruptf("text longer than %d bytes", limit)
-			}
-			dst = appendTime(dst, j.times[im])
-			im++
-		case k == kindToken:
-			form := j.forms[it]
-			if len(dst)-start+int(form>>3) > limit {
-				return dst[:start], corruptf("text longer than %d bytes", limit)
-			}
-			dst, err = appendTokenText(dst, &tokens, form)
-			it++
 		case k == kindBlob:
 			c := j.blobs[ib]
 			if len(dst)-start+base64.StdEncoding.EncodedLen(c) > limit {
@@ -943,13 +1067,84 @@ func (j *Joiner) join(dst, text, cols []byte, limit int, prefix bool) ([]byte, e
 			return dst[:start], err
 		}
 	}
-	if indexMark(text) >= 0 {
-		return dst[:start], corruptf("more marks than the %d numbers", n)
+	if !prefix && (len(kinds) != 0 || im != len(j.times) || len(tokens.b) != 0) {
+		return dst[:start], corruptf("%d numbers, %d times or %d bytes of tokens left over", len(kinds), len(j.times)-im, len(tokens.b))
+	}
+	if !prefix && tokens.acc != 0 {
+		return dst[:start], corruptf("tokens' bits padded with ones")
 	}
 	if len(dst)-start+len(text) > limit {
 		return dst[:start], corruptf("text longer than %d bytes", limit)
 	}
 	return append(dst, text...), nil
+}
+
+// A header is what starts columns: the marks of numbers, tokens and
+// times, the numbers' kinds, and the rest.
+type header struct {
+	marks       [3]byte
+	kinds, rest []byte
+}
+
+// parseHeader parses the header of cols, not empty.
+func parseHeader(cols []byte) (h header, err error) {
+	if len(cols) < len(h.marks) {
+		return h, corruptf("columns of %d bytes", len(cols))
+	}
+	copy(h.marks[:], cols)
+	for k, m := range h.marks {
+		if m == 0 && k > 0 {
+			continue
+		}
+		if m < markBytes[0] || m >= 0x20 || m == '\t' || m == '\n' || m == '\r' || k > 0 && bytes.IndexByte(h.marks[:k], m) >= 0 {
+			return h, corruptf("marks %#x", h.marks)
+		}
+	}
+	cols = cols[len(h.marks):]
+	n, k, err := varint.Uvarint64(cols)
+	if err != nil || n > uint64(len(cols)-k) {
+		return h, corruptf("%d numbers in %d bytes of columns", n, len(cols)-k)
+	}
+	h.kinds, h.rest = cols[k:k+int(n)], cols[k+int(n):]
+	return h, nil
+}
+
+// A markFinder finds the marks in a text, each kind's next once: where
+// one is rare (tokens in a log of numbers), the text is not searched
+// for it again at every mark of another.
+type markFinder struct {
+	marks [3]byte
+	at    [3]int  // where in the text each mark's next is, -1 for none
+	found [3]bool // whether at holds it, or the text is to be searched
+}
+
+// next returns where in text the first mark is, and which it is, or -1.
+func (f *markFinder) next(text []byte) (at, mark int) {
+	at, mark = -1, -1
+	for k, m := range f.marks {
+		if m == 0 {
+			continue
+		}
+		if !f.found[k] {
+			f.at[k], f.found[k] = bytes.IndexByte(text, m), true
+		}
+		if f.at[k] >= 0 && (at < 0 || f.at[k] < at) {
+			at, mark = f.at[k], k
+		}
+	}
+	return at, mark
+}
+
+// skip returns text from i, where a mark's bytes end.
+func (f *markFinder) skip(text []byte, i int) []byte {
+	for k := range f.at {
+		if f.found[k] && f.at[k] >= 0 {
+			if f.at[k] -= i; f.at[k] < 0 {
+				f.found[k] = false
+			}
+		}
+	}
+	return text[i:]
 }
 
 // grow returns b with length n, reusing its memory where it has room.
@@ -959,8 +1154,6 @@ func grow(b []byte, n int) []byte {
 	}
 	return b[:n]
 }
-
-func indexMark(b []byte) int { return bytes.IndexByte(b, Mark) }
 
 // bytes32 and bytes64 are a number's bits as one byte of each column;
 // bits32 and bits64 put them back.

@@ -42,11 +42,15 @@ func roundTrip(t testing.TB, src []byte, take Take) (text, cols []byte, n, taken
 	if _, err := Join(nil, text, cols, len(src)-1); len(src) > 0 && !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Join with a limit one short: %v, want ErrCorrupt", err)
 	}
-	// A prefix of the text joins to a prefix of src at least as long.
+	if got := countMarks(text, cols); got != n {
+		t.Fatalf("Split(%.80q): %d marks in the text, it says %d", src, got, n)
+	}
+	// A prefix of the text joins to a prefix of src at least as long, but
+	// for a token's mark at its end, whose form's byte it lacks.
 	var j Joiner
 	for _, k := range []int{0, len(text) / 3, len(text) / 2, max(len(text)-1, 0)} {
 		got, err := j.JoinPrefix(nil, text[:k], cols, len(src))
-		if err != nil || len(got) < k || !bytes.HasPrefix(src, got) {
+		if err != nil || len(got) < k-1 || !bytes.HasPrefix(src, got) {
 			t.Fatalf("JoinPrefix(Split(%.80q)) of %d bytes of text: %.80q, %v", src, k, got, err)
 		}
 	}
@@ -135,12 +139,46 @@ func TestChunks(t *testing.T) {
 	}
 }
 
-// TestMarks: Mark bytes of the input come back as they were, beside
-// numbers and at the ends.
+// TestMarks: bytes of the input that are marks come back as they were,
+// beside numbers, tokens and times and at the ends, where every byte a
+// mark could be is in the input.
 func TestMarks(t *testing.T) {
-	for _, s := range []string{"\x03", "\x03\x03", "a\x030.5\x03", "0.5\x03", "\x030.25", "[0.5,\x03,1e-7]"} {
-		roundTrip(t, []byte(s), Numbers)
+	all := string(markBytes)
+	for _, s := range []string{all, all + all, "a" + all + "0.5" + all, "0.5" + all, all + "0.25",
+		"[0.5," + all + ",1e-7]", `{"id":"call_p7E5OKPdCOo8iH3WyGki0kzB","t":1740001598,"x":"` + all + `","p":0.12345678}`} {
+		for _, take := range []Take{Numbers, Tokens, Times, Numbers | Tokens | Times} {
+			_, cols, _, _ := roundTrip(t, []byte(s), take)
+			if m := marksOf(cols); len(cols) > 0 && (m[0] != 0x03 || take&Tokens != 0 && m[1] != 0x04) {
+				t.Errorf("%q: marks %x, want the first of markBytes", s, m)
+			}
+		}
 	}
+	// The rarest bytes are the marks.
+	_, cols, _, _ := roundTrip(t, []byte("\x03\x03\x04\x05\x05[0.5,1.2345678]"), Numbers|Tokens|Times)
+	if m := marksOf(cols); m != [3]byte{0x06, 0x07, 0x08} {
+		t.Errorf("marks %x, want 06 07 08", m)
+	}
+}
+
+// marksOf returns the marks of columns Split made (none if empty).
+func marksOf(cols []byte) (m [3]byte) {
+	copy(m[:], cols)
+	return m
+}
+
+// countMarks counts the marks in text as Join reads them: a token's mark
+// and its form's byte once.
+func countMarks(text, cols []byte) int {
+	if len(cols) == 0 {
+		return 0
+	}
+	n := 0
+	for _, m := range marksOf(cols) {
+		if m != 0 {
+			n += bytes.Count(text, []byte{m})
+		}
+	}
+	return n
 }
 
 // TestValues: every kind of float bits a number can have renders back
@@ -217,16 +255,22 @@ func TestRenderFixed(t *testing.T) {
 // TestCorrupt: columns that do not fit the text are refused, never a
 // panic.
 func TestCorrupt(t *testing.T) {
-	text, cols, _, _ := Split(nil, nil, []byte("[0.5,-1.25e-07,\x03,3.5]"), Numbers)
+	text, cols, _, _ := Split(nil, nil, []byte("[0.5,-1.2345e-07,\x03,3.5]"), Numbers)
+	mark := []byte{cols[0]}
+	at := len(markBytes[:3]) + 1 // the marks, the count, then the kinds
 	for name, c := range map[string]struct{ text, cols []byte }{
 		"short columns":  {text, cols[:len(cols)-1]},
 		"long columns":   {text, append(bytes.Clone(cols), 0)},
-		"no columns":     {text, nil},
-		"extra mark":     {append(bytes.Clone(text), Mark), cols},
-		"missing mark":   {bytes.Replace(text, []byte{Mark}, nil, 1), cols},
-		"bad kind":       {text, append([]byte{cols[0], 0x40}, cols[2:]...)},
-		"count too high": {text, []byte{0xff, 0x7f}},
-		"bad varint":     {text, []byte{0xff}},
+		"extra mark":     {append(bytes.Clone(text), mark...), cols},
+		"missing mark":   {bytes.Replace(text, mark, nil, 1), cols},
+		"bad kind":       {text, append(append(bytes.Clone(cols[:at]), 0x40), cols[at+1:]...)},
+		"token's escape": {text, append(append(bytes.Clone(cols[:at]), kindToken), cols[at+1:]...)},
+		"count too high": {text, []byte{3, 0, 0, 0xff, 0x7f}},
+		"bad varint":     {text, []byte{3, 0, 0, 0xff}},
+		"no mark":        {text, append([]byte{0}, cols[1:]...)},
+		"mark of JSON":   {text, append([]byte{'\n'}, cols[1:]...)},
+		"marks the same": {text, append([]byte{cols[0], cols[0]}, cols[2:]...)},
+		"cut in marks":   {text, cols[:2]},
 	} {
 		if _, err := Join(nil, c.text, c.cols, 1<<20); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
@@ -235,7 +279,7 @@ func TestCorrupt(t *testing.T) {
 	// Blobs' lengths: short of a blob, past the columns, and the bytes one
 	// short and one over.
 	btext, bcols, _, _ := Split(nil, nil, []byte(`"`+base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\xde\xad\xbe\xef\x01\x23\x45\x67\x89\xab", 30)))+`",0.12345678`), Numbers)
-	at := 1 + 2 // the count and two kinds, then the blob's length
+	at += 2 // two kinds, then the blob's length
 	for name, c := range map[string][]byte{
 		"blob too short":   append(append(bytes.Clone(bcols[:at]), 100, 0), bcols[at+2:]...),
 		"blob past cols":   append(append(bytes.Clone(bcols[:at]), 0xff, 0x7f), bcols[at+2:]...),
@@ -246,15 +290,18 @@ func TestCorrupt(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
-	if got, err := Join(nil, btext, bcols, 1<<20); err != nil || bcols[1] != kindBlob || bcols[at] != 0xac || bcols[at+1] != 0x02 {
+	if got, err := Join(nil, btext, bcols, 1<<20); err != nil || bcols[at-2] != kindBlob || bcols[at] != 0xac || bcols[at+1] != 0x02 {
 		t.Fatalf("the blob's columns %x: %q, %v", bcols[:at+2], got, err)
 	}
-	// A float64 of NaN bits, and one whose fixed form is 300 digits.
-	for _, bits := range []uint64{math.Float64bits(math.NaN()), math.Float64bits(1e300), math.Float64bits(math.Inf(-1))} {
+	// A float64 of NaN bits, and one whose fixed form is 300 digits; the
+	// columns as Split would make them for one float64 but for its bits.
+	for _, bits := range []uint64{math.Float64bits(0.12345678901234566), math.Float64bits(math.NaN()), math.Float64bits(1e300), math.Float64bits(math.Inf(-1))} {
 		b := bytes64(bits)
-		c := append([]byte{1, kind64}, b[:]...)
-		if _, err := Join(nil, []byte{Mark}, c, 1<<20); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("bits %#x: %v, want ErrCorrupt", bits, err)
+		c := []byte{3, 0, 0, 1, kind64, 0, 0, 0, 0, 0, 2, chunkRaw, b[0], 2, chunkRaw, b[1]}
+		c = append(c, b[2:]...)
+		out, err := Join(nil, []byte{3}, c, 1<<20)
+		if ok := bits == math.Float64bits(0.12345678901234566); ok != (err == nil) || ok && string(out) != "0.12345678901234566" {
+			t.Errorf("bits %#x: %q, %v", bits, out, err)
 		}
 	}
 }
@@ -271,13 +318,13 @@ func base64Noise(r *rand.Rand) func(n int) string {
 	}
 }
 
-// kindsOf returns the kinds of columns cols of n marks, n under 128 (a
-// one-byte count).
+// kindsOf returns the kinds of columns cols of n numbers' marks, n under
+// 128 (a one-byte count).
 func kindsOf(cols []byte, n int) []byte {
 	if n == 0 {
 		return nil
 	}
-	return cols[1 : 1+n]
+	return cols[4 : 4+n]
 }
 
 // TestVectors: float32s in base64 are taken as one vector where they
@@ -424,7 +471,7 @@ func FuzzSplit(f *testing.F) {
 // FuzzJoin: any text and columns give bytes within the limit or an error
 // wrapping ErrCorrupt, never a panic.
 func FuzzJoin(f *testing.F) {
-	for _, src := range []string{"[0.5,-1.2534567e-07,\x03,3.5,0.12345678901234567]", string(embeddingLines(1)[:3000]),
+	for _, src := range []string{"[0.5,-1.2345678e-07,\x03,\x04,3.5,0.12345678901234566]", string(embeddingLines(1)[:3000]),
 		`["` + base64Vector(34) + `",1.2345678]`, `"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("Blob 9, ", 40))) + `",1.5e-07`,
 		`["msg_01XFDUDYJgAACzvnptvVoYEL","c9c0115c-7678-4af8-a013-cb696f95fd08",0.12345678,"01ARZ3NDEKTSV4RRFFQ69G5FAV"]`,
 		`{"created":1740001598,"t":1740001599}`} {

@@ -355,23 +355,24 @@ func tokenBound(src []byte, min int) int {
 // and times (dev100's --max skeletons, 3.4 KB). It is 0 for columns
 // Split did not make.
 func NoiseLen(cols []byte) int {
-	n, k, err := varint.Uvarint64(cols)
-	if err != nil || n > uint64(len(cols)-k) {
+	if len(cols) == 0 {
 		return 0
 	}
-	kinds, b := cols[k:k+int(n)], cols[k+int(n):]
-	var count [3]int // vectors, blobs, tokens: their counts, lengths and forms follow, in that order
-	for _, kind := range kinds {
+	h, err := parseHeader(cols)
+	if err != nil {
+		return 0
+	}
+	b := h.rest
+	var count [2]int // vectors, blobs: their counts and lengths follow, in that order
+	for _, kind := range h.kinds {
 		switch kind {
 		case kindVector:
 			count[0]++
 		case kindBlob:
 			count[1]++
-		case kindToken:
-			count[2]++
 		}
 	}
-	noise, bits := 0, 0
+	noise := 0
 	for c, m := range count {
 		for range m {
 			v, k, err := varint.Uvarint64(b)
@@ -379,17 +380,25 @@ func NoiseLen(cols []byte) int {
 				return 0
 			}
 			b = b[k:]
-			switch c {
-			case 1:
+			if c == 1 {
 				noise += int(min(v, uint64(len(cols))))
-			case 2:
-				bits += max(tokenBits(v), 0)
 			}
 		}
 	}
-	noise += (bits + 7) / 8
-	if noise > len(cols) {
+	forms, k, err := varint.Uvarint64(b)
+	if err != nil || forms > maxForms {
 		return 0
 	}
-	return noise
+	b = b[k:]
+	for range forms {
+		if _, k, err = varint.Uvarint64(b); err != nil {
+			return 0
+		}
+		b = b[k:]
+	}
+	bits, _, err := varint.Uvarint64(b)
+	if err != nil || bits > uint64(len(cols)) || noise+int(bits) > len(cols) {
+		return 0
+	}
+	return noise + int(bits)
 }

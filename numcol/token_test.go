@@ -53,16 +53,19 @@ func TestTokens(t *testing.T) {
 			t.Errorf("%q: %d taken (%d bytes), want %q", tc.in, n, taken, tc.taken)
 			continue
 		}
-		if want := strings.Replace(tc.in, tc.taken, "\x03", 1); string(text) != want {
+		if want := strings.Replace(tc.in, tc.taken, "\x04\x80", 1); string(text) != want {
 			t.Errorf("%q: text %q, want %q", tc.in, text, want)
 		}
-		// cols: the count, the kind, the form, four empty columns of
-		// floats, the bits.
-		form, k, err := varint.Uvarint64(cols[2:])
+		// cols: the marks, no numbers, one form, the bits' length, no
+		// times, four empty columns of floats, the bits.
+		if !bytes.HasPrefix(cols, []byte{3, 4, 0, 0, 1}) {
+			t.Fatalf("%q: columns %x", tc.in, cols)
+		}
+		form, k, err := varint.Uvarint64(cols[5:])
 		if err != nil || form&7 != uint64(tc.alpha) || form>>3 != uint64(len(tc.taken)) {
 			t.Errorf("%q: form %#x (%v), want alphabet %d", tc.in, form, err, tc.alpha)
 		}
-		if got, want := len(cols)-2-k-4, (tokenBits(form)+7)/8; got != want || NoiseLen(cols) != want {
+		if got, want := len(cols)-5-k-1-1-4, (tokenBits(form)+7)/8; got != want || NoiseLen(cols) != want || int(cols[5+k]) != want {
 			t.Errorf("%q: %d bytes of bits (noise %d), want %d", tc.in, got, NoiseLen(cols), want)
 		}
 	}
@@ -112,42 +115,74 @@ func TestRandomTokens(t *testing.T) {
 			}
 			src = append(src, `{"id":"x-`...)
 			src = append(src, tok...)
-			src = append(src, "\",\"p\":0.12345678,\"m\":\"\x03\"}"...)
+			src = append(src, "\",\"p\":0.12345678,\"m\":\""...)
+			src = append(src, markBytes...)
+			src = append(src, "\"}"...)
 			src = append(src, '\n')
 			want++
 		}
 	}
+	// Each line's number, the escapes of its bytes that are the numbers'
+	// and the tokens' marks, and the tokens of the first maxForms forms:
+	// the others stay text.
 	text, cols, n, _ := roundTrip(t, src, Numbers|Tokens)
-	if got := bytes.Count(text, []byte{Mark}); got != n || n != 3*want {
-		t.Errorf("%d marks, %d taken, want %d", got, n, 3*want)
+	if got := countMarks(text, cols); got != n || n != 3*want+maxForms {
+		t.Errorf("%d marks, %d taken, want %d", got, n, 3*want+maxForms)
 	}
 	if len(cols) > len(src)/2 {
 		t.Errorf("columns of %d bytes for %d bytes of text", len(cols), len(src))
+	}
+	if h, err := parseHeader(cols); err != nil || len(h.kinds) != 3*want {
+		t.Errorf("%d numbers' marks (%v), want %d", len(h.kinds), err, 3*want)
+	} else if forms, _, err := varint.Uvarint64(h.rest); forms != maxForms {
+		t.Errorf("%d forms (%v), want %d", forms, err, maxForms)
 	}
 }
 
 // TestTokenCorrupt: malformed token columns are refused.
 func TestTokenCorrupt(t *testing.T) {
-	// The columns of one token of form, bits bytes of zeros.
+	// The columns of one token of form, bits bytes of them, zeros.
 	token := func(form uint64, bits int) []byte {
-		b := varint.AppendUvarint64([]byte{1, kindToken}, form)
-		return append(b, make([]byte, 4+bits)...)
+		b := varint.AppendUvarint64([]byte{3, 4, 0, 0, 1}, form)
+		b = append(varint.AppendUvarint64(b, uint64(bits)), 0, 0, 0, 0, 0)
+		return append(b, make([]byte, bits)...)
 	}
 	text, cols, _, _ := Split(nil, nil, []byte(`"call_p7E5OKPdCOo8iH3WyGki0kzB"`), Tokens)
+	// 17 base62 characters: 60 + 42 bits, two of padding.
+	odd := token(17<<3|4, 13)
+	if got, err := Join(nil, []byte("\x04\x80"), odd, 1<<10); err != nil || string(got) != "00000000000000000" {
+		t.Fatalf("the columns of a token: %q, %v", got, err)
+	}
+	padded := bytes.Clone(odd)
+	padded[len(padded)-1] = 0x80
+	over := token(17<<3|4, 14)
 	for _, tc := range []struct {
-		name string
-		cols []byte
+		name       string
+		text, cols []byte
 	}{
-		{"form of no alphabet", token(24<<3|6, 18)},
-		{"too short", token(15<<3|4, 12)},
-		{"too long", token(129<<3|4, 97)},
-		{"a UUID of another length", token(32<<3|alphaUUID, 16)},
-		{"no form", []byte{1, kindToken}},
-		{"bits cut short", cols[:len(cols)-1]},
-		{"a group out of range", append(cols[:len(cols)-18:len(cols)-18], bytes.Repeat([]byte{0xff}, 18)...)},
-		{"bytes after", append(cols[:len(cols):len(cols)], 0)},
+		{"form of no alphabet", nil, token(24<<3|6, 18)},
+		{"too short", nil, token(15<<3|4, 12)},
+		{"too long", nil, token(129<<3|4, 97)},
+		{"a UUID of another length", nil, token(32<<3|alphaUUID, 16)},
+		{"no form", nil, []byte{3, 4, 0, 0, 1}},
+		{"too many forms", nil, append([]byte{3, 4, 0, 0, 0x81, 0x01}, bytes.Repeat([]byte{16<<3 | 4}, 129)...)},
+		{"forms without a mark", nil, append([]byte{3, 0, 0}, token(16<<3|4, 12)[3:]...)},
+		{"bits cut short", nil, cols[:len(cols)-1]},
+		{"bits past the columns", nil, append(token(16<<3|4, 12)[:7], 0x7f)},
+		{"a group out of range", nil, append(cols[:len(cols)-18:len(cols)-18], bytes.Repeat([]byte{0xff}, 18)...)},
+		{"bytes after", nil, append(cols[:len(cols):len(cols)], 0)},
+		{"a byte left over", []byte("\x04\x80"), over},
+		{"padding not zeros", []byte("\x04\x80"), padded},
+		{"form byte past the table", []byte("\x04\x81"), token(16<<3|4, 12)},
+		{"form byte not one", []byte("\x04\x03"), token(16<<3|4, 12)},
+		{"no form byte", []byte("\x04"), token(16<<3|4, 12)},
+		{"no token", []byte("x"), token(16<<3|4, 12)},
 	} {
-		if out, err := Join(nil, text, tc.cols, 1<<10); !errors.Is(err, ErrCorrupt) {
+		in := text
+		if tc.text != nil {
+			in = tc.text
+		}
+		if out, err := Join(nil, in, tc.cols, 1<<10); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %q, %v; want ErrCorrupt", tc.name, out, err)
 		}
 	}
@@ -172,22 +207,26 @@ func TestTimes(t *testing.T) {
 		if n != tc.taken || taken != 10*tc.taken {
 			t.Errorf("%q: %d taken (%d bytes), want %d", tc.in, n, taken, tc.taken)
 		}
-		if n > 0 && bytes.Count(text, []byte{Mark}) != n || n == 0 && len(cols) != 0 {
+		if countMarks(text, cols) != n || n == 0 && len(cols) != 0 {
 			t.Errorf("%q: text %q, columns %x", tc.in, text, cols)
 		}
 	}
 	// Differences: the first from 0, the second, a second later, a byte.
 	first := varint.AppendUvarint64(nil, 2*1740001598)
 	_, cols, _, _ := Split(nil, nil, []byte("[1740001598,1740001599]"), Times)
-	if want := append(append([]byte{2, kindTime, kindTime}, first...), 2, 0, 0, 0, 0); !bytes.Equal(cols, want) {
+	head := []byte{3, 0, 4, 0, 0, 0, 2} // marks, no numbers, no forms, no bits, two times
+	if want := append(append(bytes.Clone(head), first...), 2, 0, 0, 0, 0); !bytes.Equal(cols, want) {
 		t.Errorf("columns %x, want %x", cols, want)
 	}
 	for _, bad := range [][]byte{
-		{1, kindTime, 0, 0, 0, 0, 0}, // time 0
-		append(append(append([]byte{2, kindTime, kindTime}, first...), varint.AppendUvarint64(nil, 2*800_000_000-1)...), 0, 0, 0, 0), // before 2001
-		{1, kindTime, 0x80}, // cut short
+		{3, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0}, // time 0
+		append(append(append(bytes.Clone(head), first...), varint.AppendUvarint64(nil, 2*800_000_000-1)...), 0, 0, 0, 0), // before 2001
+		{3, 0, 4, 0, 0, 0, 1, 0x80}, // cut short
+		append(append(append([]byte{3, 0, 4, 0, 0, 0, 3}, first...), 2, 2), 0, 0, 0, 0), // three times for two marks
+		append(append([]byte{3, 0, 4, 0, 0, 0, 1}, first...), 0, 0, 0, 0),               // one for two
+		append(append([]byte{3, 0, 0, 0, 0, 0, 2}, first...), 2, 0, 0, 0, 0),            // times without a mark
 	} {
-		if out, err := Join(nil, []byte("\x03,\x03"), bad, 1<<10); !errors.Is(err, ErrCorrupt) {
+		if out, err := Join(nil, []byte("\x04,\x04"), bad, 1<<10); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("Join(%x) = %q, %v; want ErrCorrupt", bad, out, err)
 		}
 	}
