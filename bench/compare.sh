@@ -118,12 +118,12 @@ awk -v s="$size" -v cores="$cores" '
 		z = "zstd -19 --long=27 -T0"
 		if (!(z in p)) exit
 		for (n in p) if (n ~ /^m2m-batch --archive/) {
-			printf "- %s: ratio %.2f, %.2fx of %s'"'"'s (target >= 1); compression %.3f s, %.1fx faster (target >= 20); decompression %.3f s, %.2fx its (target <= 2)\n", \
-				n, s/p[n], p[z]/p[n], z, c[n], c[z]/c[n], d[n], d[n]/d[z]
+			printf "- %s: ratio %.3f, %.3fx of %s'"'"'s (%d bytes against %d; target >= 1); compression %.3f s, %.1fx faster (target >= 20); decompression %.3f s, %.2fx its (target <= 2)\n", \
+				n, s/p[n], p[z]/p[n], z, p[n], p[z], c[n], c[z]/c[n], d[n], d[n]/d[z]
 		}
 		for (n in p) if (n ~ /^m2m-batch --max/) {
-			printf "- %s: ratio %.2f, %.2fx of %s'"'"'s (target >= 1.4); compression %.3f s, %.2fx its (target <= 1); decompression %.1f MB/s on %d cores (target >= 10 a core)\n", \
-				n, s/p[n], p[z]/p[n], z, c[n], c[n]/c[z], s/1e6/d[n], cores
+			printf "- %s: ratio %.3f, %.3fx of %s'"'"'s (%d bytes against %d; target >= 1.4 on dev100, 1.2 on dev); compression %.3f s, %.2fx its (target <= 1); decompression %.1f MB/s on %d cores (target >= 10 a core)\n", \
+				n, s/p[n], p[z]/p[n], z, p[n], p[z], c[n], c[n]/c[z], s/1e6/d[n], cores
 		}
 	}' "$work/results"
 echo
