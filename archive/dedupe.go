@@ -152,7 +152,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if j.words != nil {
 			j.words.get(e.small)
 			if j.words.table != nil {
-				text, head = j.words.text, j.words.head
+				text, head = j.words.coded(), j.words.head
 			}
 		}
 		at := len(body)
@@ -625,7 +625,7 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 			j.free = s.dict
 			s.dict, s.dictBlock, s.words, s.dictUses = dict, d.block, nil, 0
 			if d.o.level() < LevelMax && !d.o.noWords {
-				s.words = &segmentWords{raw: s.raw}
+				s.words = &segmentWords{raw: s.raw, workers: d.o.workers()}
 			}
 			j.words = s.words
 		}
