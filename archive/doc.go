@@ -208,7 +208,7 @@
 // dev100's records as the bodies of a gateway's log (bench/reshape -kind
 // bodies) are 28% smaller so (bench/README.md).
 //
-// The directory starts with the version of the layout, [Version] (13): a
+// The directory starts with the version of the layout, [Version] (14): a
 // reader refuses another, saying which ([ErrVersion]). It lists the store
 // blocks and plain copies in order: kind, block number (as a delta from
 // the previous entry's; the first from 0) and n: a store block's number
