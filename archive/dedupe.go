@@ -728,6 +728,18 @@ func (d *deduper) finish(ctx context.Context) error {
 	return d.send(ctx, &blockJob{kind: kindDirectory, raw: append(body, d.dir...)})
 }
 
+// release gives back, for another writer, the buffers the deduper keeps
+// to its end: the block's skeletons' and each store stream's last
+// dictionary. Every job is done with them.
+func (d *deduper) release() {
+	putBuf(d.skelBuf)
+	d.skelBuf = nil
+	for i := range d.store {
+		putBuf(d.store[i].dict)
+		d.store[i].dict = nil
+	}
+}
+
 // frameCap is the most raw bytes a frame of s holds but for one long
 // entry: its size, and a quarter more where its tail joins it.
 func (d *deduper) frameCap(s *stream) int {

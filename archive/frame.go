@@ -167,11 +167,34 @@ type frameEncoder struct {
 
 func newFrameEncoder(level, ppmMemory int, dicts *dictEncoders) (*frameEncoder, error) {
 	e := &frameEncoder{level: zstdLevel(level), ppmMemory: ppmMemory, dicts: dicts}
+	if z, ok := smallEncoders[e.level].Get().(*zstd.Encoder); ok {
+		e.small = z
+		return e, nil
+	}
 	var err error
 	if e.small, err = newZstd(e.level, plainOptions(0)...); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// Encoders outlive their writer, for the next writer of the process: made
+// fresh, an encoder's 4 MiB of tables are cleared and faulted in, and its
+// history allocated, for its first frame however small (a writer of one
+// record cost 28-44 MB and 16-29 ms in process, most of it its encoders:
+// BenchmarkWriter, bench/README.md). Any encoder codes any frame the same
+// way: EncodeAll resets it, and one with a dictionary is given the frame's
+// dictionary unless it holds it (dictEncoders.get), its block forgotten
+// when pooled.
+var (
+	smallEncoders [zstd.SpeedBestCompression + 1]sync.Pool // *zstd.Encoder, by level
+	dictPool      [zstd.SpeedBestCompression + 1]sync.Pool // *dictEncoder, by level
+)
+
+// release gives e's encoders to the pool, for another writer.
+func (e *frameEncoder) release() {
+	smallEncoders[e.level].Put(e.small)
+	e.small, e.large = nil, nil
 }
 
 // plain returns the encoder, with no dictionary, of a frame of n bytes.
@@ -292,6 +315,9 @@ func (p *dictEncoders) get(dict []byte, block int) (*dictEncoder, error) {
 		p.idle = append(p.idle[:i], p.idle[i+1:]...)
 	}
 	p.mu.Unlock()
+	if e == nil {
+		e, _ = dictPool[p.level].Get().(*dictEncoder)
+	}
 	var err error
 	switch {
 	case e == nil:
@@ -312,6 +338,16 @@ func (p *dictEncoders) put(e *dictEncoder) {
 	p.mu.Lock()
 	p.idle = append(p.idle, e)
 	p.mu.Unlock()
+}
+
+// release gives the idle encoders to the pool, their dictionaries
+// forgotten, for another writer; none is in use.
+func (p *dictEncoders) release() {
+	for _, e := range p.idle {
+		e.block = -1
+		dictPool[p.level].Put(e)
+	}
+	p.idle = nil
 }
 
 func newZstd(level zstd.EncoderLevel, opts ...zstd.EOption) (*zstd.Encoder, error) {

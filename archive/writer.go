@@ -774,6 +774,13 @@ func (w *Writer) run(cw *container.Writer) error {
 	}
 	close(jobs)
 	<-writing
+	for _, e := range encoders {
+		if e != nil {
+			e.release()
+		}
+	}
+	dicts.release()
+	d.release()
 	if scanErr == nil {
 		scanErr = writeErr
 	}
