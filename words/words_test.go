@@ -410,8 +410,10 @@ func headerOf(n int, codes []byte, one int) []byte {
 
 // FuzzRoundTrip: any text comes back with its words replaced, the table
 // chosen as for a long text whatever the length, the codes its own or
-// fixed ones.
+// fixed ones; coded in pieces (AppendEncodeParallel), it codes the same.
 func FuzzRoundTrip(f *testing.F) {
+	defer func(m int) { minPiece = m }(minPiece)
+	minPiece = 16
 	f.Add([]byte("The cat and the hat and The Cat and the cat, and the hat."), 8, false)
 	f.Add(wordtext.Prose(2000, 10), 1, true)
 	f.Add([]byte(`\nThe "cat"\n\n\"hat\" \\nThe\`), 64, false)
@@ -428,6 +430,9 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if want := encodeByMap(tb, in); !bytes.Equal(coded, want) {
 			t.Fatalf("coded %q, by a map %q", coded, want)
+		}
+		if pieces := tb.AppendEncodeParallel(nil, in, 2+copies&3); !bytes.Equal(pieces, coded) {
+			t.Fatalf("coded in pieces %q, whole %q", pieces, coded)
 		}
 		back, used, err := tb.AppendDecode(nil, coded, len(in))
 		if err != nil || used != len(coded) || !bytes.Equal(back, in) {
