@@ -12,9 +12,11 @@
 #
 # Knobs: RUNS (timed runs per binary and operation; default 10), ARGS (the
 # m2m-batch flags of both binaries; default -T0, the default mode on every
-# core). Compression writes the default container format; decompression
-# reads it back, and the round trip is checked once per binary. Both are
-# built with go build's defaults (each with its own default.pgo).
+# core; ARGS="--archive -T2" times archive mode). Compression writes the
+# format ARGS asks for; decompression reads it back, with ARGS but the
+# flags that only compression takes (--archive, --max, a level -N), and
+# the round trip is checked once per binary. Both are built with go
+# build's defaults (each with its own default.pgo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,13 @@ rev=${1:?usage: versus.sh REV [FILE]}
 in=${2:-${M2M_CORPUS:-internal/sample/sample.jsonl}}
 runs=${RUNS:-10}
 args=${ARGS:--T0}
+dargs=
+for a in $args; do
+	case $a in
+	--archive | --max | -[0-9]) ;;
+	*) dargs="$dargs $a" ;;
+	esac
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -31,7 +40,7 @@ size=$(stat -c %s "$in")
 
 for b in old new; do
 	"$work/$b" -q -f $args -o "$work/$b.m2m" "$in"
-	"$work/$b" -q -d -c $args "$work/$b.m2m" | cmp -s - "$in" || {
+	"$work/$b" -q -d -c $dargs "$work/$b.m2m" | cmp -s - "$in" || {
 		echo "versus.sh: $b does not give $in back" >&2
 		exit 1
 	}
@@ -54,7 +63,7 @@ echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(
 for _ in $(seq "$runs"); do
 	for b in old new; do
 		run $b compress "$work/$b -q -f $args -o $work/$b.m2m $in"
-		run $b decompress "$work/$b -q -d -c $args $work/$b.m2m"
+		run $b decompress "$work/$b -q -d -c $dargs $work/$b.m2m"
 	done
 done | tee "$work/lines"
 echo "# load $(cut -d' ' -f1-3 /proc/loadavg)"
