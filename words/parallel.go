@@ -17,8 +17,10 @@ import "sync"
 var minPiece = 256 << 10
 
 // cuts returns up to n-1 places, in increasing order, that cut src into
-// pieces of about equal length, each at least minPiece bytes: each after
-// a byte that is neither a byte of base64 nor a backslash, so that no
+// pieces of about equal length, no more of them than minPiece bytes a
+// piece allow: each after the first byte at or past its share that is
+// neither a byte of base64 nor a backslash (so a piece may fall short of
+// its share where a long run of them ends near the next), so that no
 // word, escape or run of base64's bytes (wordScan) crosses it and the
 // byte before a piece reads as no such byte would.
 func cuts(src []byte, n int) []int {
