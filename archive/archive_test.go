@@ -505,6 +505,27 @@ func TestIds(t *testing.T) {
 	}
 }
 
+// TestIdsPredictable: ids that are unique, so split out where they are
+// a share of the bytes, but follow each other (a counter in hex) cost
+// zstd a byte or two each as text and their bits split out: at the zstd
+// levels the frames stay whole (splitPays says no, and the coding of the
+// whole frame wins), and the log comes back the same.
+func TestIdsPredictable(t *testing.T) {
+	var in []byte
+	for i := range 3000 {
+		in = fmt.Appendf(in, `{"id":"req_a%031x","object":"chat.completion","created":%d,"model":"gpt-4o-mini","usage":{"prompt_tokens":%d,"completion_tokens":2}}`+"\n",
+			i, 1740000000+i, 10+i%7)
+	}
+	roundTrip(t, in, Options{})
+	packed, c := write(t, in, Options{}, 1<<20)
+	if split := c.Streams[StreamSkeletons].Split; split != 0 {
+		t.Errorf("%d skeletons frames split", split)
+	}
+	if len(packed)*12 > len(in) {
+		t.Errorf("%d bytes for %d", len(packed), len(in))
+	}
+}
+
 func TestNumbers(t *testing.T) {
 	in := []byte(embeddings(40, 1536))
 	for _, o := range []Options{{}, {Level: LevelMax, ModelMemory: 16}} {
