@@ -1,0 +1,581 @@
+// Package zenc writes zstd frames (RFC 8878) with lazy parsing of depth
+// 2 over rows of hashed positions, as zstd's reference encoder does at its
+// levels 8 to 12 ("lazy2", with its row-based match finder). It is for
+// text that repeats at every distance in a frame, such as an archive's
+// strings: on dev100's, with the same dictionaries, its frames are 9-10%
+// smaller than klauspost's level 3 ("better") makes them, as small as the
+// reference's level 9, at a fifth of klauspost's speed (bench/README.md,
+// "Our own zstd encoder"). Any zstd decoder reads them; decoding is not
+// here.
+//
+// Frames are written whole (AppendEncode), with a raw-content dictionary
+// or none, in blocks of 128 KiB of input (the last shorter), each
+// compressed or stored: a reader that decodes a frame's first blocks only
+// may count on that. Literals are Huffman coded by klauspost's huff0,
+// sequences by FSE tables made for each block.
+package zenc
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/klauspost/compress/huff0"
+
+	"github.com/m2m-go/m2m/internal/huge"
+)
+
+// BlockSize is the input of each block but a frame's last.
+const BlockSize = 128 << 10
+
+// Params are the match finder's: the size of its table and how far it
+// searches.
+type Params struct {
+	RowLog uint // 2^RowLog rows of 16 positions, by hash
+	Search int  // candidates tried at a position
+	Depth  int  // later starts tried for a better match: 1 (lazy) or 2 (lazy2)
+	Skip   uint // in a run of literals, a position searched every 1 + run>>Skip
+}
+
+// DefaultParams are those chosen by measurement on the strings of LLM
+// traffic (TestParams; bench/README.md, "Our own zstd encoder"): rows
+// of 2^15 make frames 3% larger, and 1.5x faster; one step of lazy
+// parsing, 1% larger and 1.3x faster.
+var DefaultParams = Params{RowLog: 16, Search: 8, Depth: 2, Skip: 8}
+
+// An Encoder writes zstd frames. Its tables are reused from one frame to
+// the next; it is not safe for concurrent use.
+type Encoder struct {
+	p    Params
+	rows []row
+	// The rows after the dictionary at dictAt, of dictLen bytes.
+	dictRows []row
+	dictAt   *byte
+	dictLen  int
+	// touched keeps the bytes search reads ahead, so that they are read.
+	touched byte
+	next    int    // the first position not yet in the tables
+	buf     []byte // the dictionary, then the input
+	rep     [3]int // the repeat offsets, as the decoder keeps them
+	seqs    []seq
+	lits    []byte
+	codes   [3][]byte // literal length, match length and offset codes
+	ll      fseTable
+	ml      fseTable
+	of      fseTable
+	huf     huff0.Scratch
+	body    []byte
+}
+
+// seq is a sequence: litLen literals, then matchLen bytes copied from
+// offBase (a repeat code 1-3, or an offset + 3).
+type seq struct {
+	litLen, matchLen, offBase uint32
+}
+
+// New returns an Encoder with parameters p.
+func New(p Params) *Encoder {
+	return &Encoder{p: p}
+}
+
+// AppendEncode appends src as one zstd frame to dst, with dict (if not
+// nil) as its raw-content dictionary of id dictID.
+func (e *Encoder) AppendEncode(dst, src, dict []byte, dictID uint32) []byte {
+	e.reset(src, dict)
+	dst = binary.LittleEndian.AppendUint32(dst, 0xFD2FB528)
+	fhd := byte(2 << 6) // 4-byte content size, a window
+	if uint64(len(src)) >= 1<<32 {
+		fhd = 3 << 6
+	}
+	if dict != nil {
+		fhd |= 1 // 1-byte dictionary id
+	}
+	dst = append(dst, fhd, windowDescriptor(len(dict)+len(src)))
+	if dict != nil {
+		dst = append(dst, byte(dictID))
+	}
+	if fhd>>6 == 2 {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(src)))
+	} else {
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(len(src)))
+	}
+	base := len(dict)
+	for start := 0; ; start += BlockSize {
+		end := min(start+BlockSize, len(src))
+		dst = e.appendBlock(dst, base+start, base+end, end == len(src))
+		if end == len(src) {
+			return dst
+		}
+	}
+}
+
+// reset readies e's tables for a frame of src with dict. The rows as the
+// dictionary leaves them are kept: the next frame with the same
+// dictionary (the same bytes in the same memory) starts from a copy of
+// them, not from hashing it again. Tables that do not fit the bytes only
+// cost matches: every match is checked against the bytes.
+func (e *Encoder) reset(src, dict []byte) {
+	e.buf = append(append(e.buf[:0], dict...), src...)
+	if len(e.rows) != 1<<e.p.RowLog {
+		// Read at random: in huge pages, far fewer misses of the TLB.
+		e.rows = huge.Touch(huge.Slice[row](1 << e.p.RowLog))
+		e.dictRows = nil
+	}
+	e.rep = [3]int{1, 4, 8}
+	e.next = 0
+	if len(dict) > 0 && len(e.dictRows) > 0 && len(dict) == e.dictLen && &dict[0] == e.dictAt {
+		copy(e.rows, e.dictRows)
+		e.next = max(len(dict)-8, 0)
+		return
+	}
+	clear(e.rows)
+	// The dictionary's positions, all but those its end cuts short.
+	e.insert(max(len(dict)-8, 0))
+	if len(dict) > 0 {
+		if e.dictRows == nil {
+			e.dictRows = huge.Slice[row](len(e.rows))
+		}
+		copy(e.dictRows, e.rows)
+		e.dictAt, e.dictLen = &dict[0], len(dict)
+	}
+}
+
+// row is the last 16 positions whose first 5 bytes hash to it, newest at
+// head, each with 8 more bits of its hash (tags), which a search compares
+// 8 at a time before it reads any candidate's bytes: zstd's row-based
+// match finder, which misses the cache about twice a search where a hash
+// chain misses it at every link.
+type row struct {
+	tags [16]byte
+	pos  [16]int32 // a position + 1; 0: none
+	head uint8
+}
+
+// hash5 hashes the 5 bytes at p: its row, and its tag.
+func (e *Encoder) hash5(p int) (uint32, byte) {
+	const prime5 = 889523592379
+	h := (binary.LittleEndian.Uint64(e.buf[p:]) << 24) * prime5
+	return uint32(h >> (64 - e.p.RowLog)), byte(h >> (56 - e.p.RowLog))
+}
+
+// insert adds the positions from e.next up to end to the rows.
+func (e *Encoder) insert(end int) {
+	for p := e.next; p < min(end, len(e.buf)-7); p++ { // hash5 reads 8 bytes
+		r, tag := e.hash5(p)
+		w := &e.rows[r]
+		w.head = (w.head - 1) & 15
+		w.tags[w.head] = tag
+		w.pos[w.head] = int32(p + 1)
+	}
+	e.next = max(e.next, end)
+}
+
+// skip adds to the tables the positions up to p that a match covered,
+// but for those of a long match's middle: each position added is a
+// miss of the cache, and a match's middle is found again from its start.
+func (e *Encoder) skip(p int) {
+	if p-e.next > 2*skipEdge {
+		e.insert(e.next + skipEdge)
+		e.next = p - skipEdge
+	}
+	e.insert(p)
+}
+
+// searchAhead is how far ahead of a search the row it reads ahead is.
+const searchAhead = 4
+
+// goodLen is a match long enough to take as it is: no more candidates
+// are tried for a longer one, and no later start for a better one.
+const goodLen = 256
+
+// skipEdge is how many positions skip adds at each end of what it skips.
+const skipEdge = 4
+
+// count returns how many bytes from a match those from b, a > b, up to
+// end.
+func (e *Encoder) count(a, b, end int) int {
+	n := 0
+	for a+n+8 <= end {
+		x := binary.LittleEndian.Uint64(e.buf[a+n:]) ^ binary.LittleEndian.Uint64(e.buf[b+n:])
+		if x != 0 {
+			return n + bits.TrailingZeros64(x)/8
+		}
+		n += 8
+	}
+	for a+n < end && e.buf[a+n] == e.buf[b+n] {
+		n++
+	}
+	return n
+}
+
+// search returns the longest match at p (ending by end) among the
+// candidates of its row, newest first, and its offset.
+func (e *Encoder) search(p, end int) (ml, off int) {
+	e.insert(p)
+	r, tag := e.hash5(p)
+	w := &e.rows[r]
+	if p+searchAhead+8 <= len(e.buf) {
+		// The row of a position soon searched, read now so that its miss
+		// of the cache overlaps this search's.
+		r2, _ := e.hash5(p + searchAhead)
+		e.touched ^= e.rows[r2].tags[0]
+	}
+	// Bytes of the tags equal to tag: the high bit of each zero byte of x.
+	const lo7 = 0x7F7F7F7F7F7F7F7F
+	t := uint64(tag) * 0x0101010101010101
+	x0 := binary.LittleEndian.Uint64(w.tags[:8]) ^ t
+	x1 := binary.LittleEndian.Uint64(w.tags[8:]) ^ t
+	m0 := ^((x0&lo7 + lo7) | x0 | lo7)
+	m1 := ^((x1&lo7 + lo7) | x1 | lo7)
+	// One bit a slot, rotated so that bit 0 is the newest (head).
+	var hits uint16
+	for i := range 8 {
+		hits |= uint16(m0>>(8*i+7)&1) << i
+		hits |= uint16(m1>>(8*i+7)&1) << (i + 8)
+	}
+	hits = hits>>w.head | hits<<(16-w.head)
+	// The candidates first, each one's first bytes read: their misses of
+	// the cache overlap, where checked one by one they would wait each
+	// for the last (zstd prefetches them).
+	var cands [16]int32
+	n, touched := 0, byte(0)
+	for ; hits != 0 && n < e.p.Search; n++ {
+		i := (bits.TrailingZeros16(hits) + int(w.head)) & 15
+		hits &= hits - 1
+		m := w.pos[i] - 1
+		cands[n] = m
+		if m >= 0 {
+			touched ^= e.buf[m]
+		}
+	}
+	e.touched ^= touched
+	for _, m := range cands[:n] {
+		m := int(m)
+		if m < 0 || m >= p {
+			continue
+		}
+		if p+ml < end && e.buf[m+ml] == e.buf[p+ml] {
+			if n := e.count(p, m, end); n > ml {
+				ml, off = n, p-m
+				if p+n == end || n >= goodLen {
+					break
+				}
+			}
+		}
+	}
+	return ml, off
+}
+
+// repMatch returns the length of the match at p with offset off (0 where
+// it is shorter than 4 bytes or reaches before the dictionary).
+func (e *Encoder) repMatch(p, off, end int) int {
+	if off > p || p+4 > end || binary.LittleEndian.Uint32(e.buf[p:]) != binary.LittleEndian.Uint32(e.buf[p-off:]) {
+		return 0
+	}
+	return 4 + e.count(p+4, p-off+4, end)
+}
+
+// offCost is about the bits of offset off's code, as lazy parsing weighs
+// one match against another.
+func (e *Encoder) offCost(off int) int {
+	if off == e.rep[0] {
+		return 1
+	}
+	return bits.Len(uint(off + 3))
+}
+
+// parse finds the sequences of the block from start to end of e.buf by
+// lazy parsing of depth 2 (zstd's lazy2), and the literals between them.
+func (e *Encoder) parse(start, end int) {
+	e.seqs, e.lits = e.seqs[:0], e.lits[:0]
+	anchor, p := start, start
+	if p == 0 {
+		p++
+	}
+	limit := min(end, len(e.buf)-8) // hashing reads 8 bytes
+	for p < limit {
+		ml, off, at := 0, 0, p
+		if n := e.repMatch(p+1, e.rep[0], end); n > 0 {
+			ml, off, at = n, e.rep[0], p+1
+		}
+		if n, o := e.search(p, end); n > ml {
+			ml, off, at = n, o, p
+		}
+		if ml < 4 {
+			p += (p-anchor)>>e.p.Skip + 1
+			continue
+		}
+		for depth := 1; depth <= e.p.Depth && p+1 < limit && ml < goodLen; depth++ {
+			p++
+			better := false
+			if n := e.repMatch(p, e.rep[0], end); n > 0 && n*4 > ml*4-e.offCost(off)+1 {
+				ml, off, at, better = n, e.rep[0], p, true
+			}
+			bonus := 4
+			if depth == 2 {
+				bonus = 7
+			}
+			if n, o := e.search(p, end); n >= 4 && n*4-bits.Len(uint(o+3)) > ml*4-e.offCost(off)+bonus {
+				ml, off, at, better = n, o, p, true
+			}
+			if better {
+				depth = 0 // a better match: look past it again
+			}
+		}
+		for at > anchor && at-off > 0 && e.buf[at-1] == e.buf[at-1-off] {
+			at--
+			ml++
+		}
+		e.addSeq(anchor, at, ml, off)
+		p = at + ml
+		anchor = p
+		e.skip(p)
+		// The second repeat offset, straight after.
+		for p < limit {
+			n := e.repMatch(p, e.rep[1], end)
+			if n == 0 {
+				break
+			}
+			e.addSeq(anchor, p, n, e.rep[1])
+			p += n
+			anchor = p
+			e.skip(p)
+		}
+	}
+	e.lits = append(e.lits, e.buf[anchor:end]...)
+}
+
+// addSeq adds the sequence of the literals from anchor to at, then ml bytes
+// copied from off back, and sets the repeat offsets as the decoder will.
+func (e *Encoder) addSeq(anchor, at, ml, off int) {
+	ll := at - anchor
+	e.lits = append(e.lits, e.buf[anchor:at]...)
+	var ob int
+	r := &e.rep
+	switch {
+	case ll > 0 && off == r[0]:
+		ob = 1
+	case ll > 0 && off == r[1]:
+		ob = 2
+		r[0], r[1] = r[1], r[0]
+	case ll > 0 && off == r[2]:
+		ob = 3
+		r[0], r[1], r[2] = r[2], r[0], r[1]
+	case ll == 0 && off == r[1]:
+		ob = 1
+		r[0], r[1] = r[1], r[0]
+	case ll == 0 && off == r[2]:
+		ob = 2
+		r[0], r[1], r[2] = r[2], r[0], r[1]
+	case ll == 0 && off == r[0]-1:
+		ob = 3
+		r[0], r[1], r[2] = off, r[0], r[1]
+	default:
+		ob = off + 3
+		r[0], r[1], r[2] = off, r[0], r[1]
+	}
+	e.seqs = append(e.seqs, seq{litLen: uint32(ll), matchLen: uint32(ml), offBase: uint32(ob)})
+}
+
+// appendBlock appends the block of e.buf from start to end, compressed
+// or, where that is no smaller, stored.
+func (e *Encoder) appendBlock(dst []byte, start, end int, last bool) []byte {
+	flag := uint32(0)
+	if last {
+		flag = 1
+	}
+	if end-start >= 16 {
+		e.parse(start, end)
+		e.body = e.appendLiterals(e.body[:0])
+		e.body = e.appendSequences(e.body)
+		if len(e.body) < end-start {
+			h := flag | 2<<1 | uint32(len(e.body))<<3
+			dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+			return append(dst, e.body...)
+		}
+	}
+	h := flag | uint32(end-start)<<3
+	dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+	return append(dst, e.buf[start:end]...)
+}
+
+// appendLiterals appends the literals section of e.lits.
+func (e *Encoder) appendLiterals(dst []byte) []byte {
+	lits := e.lits
+	if len(lits) > 32 {
+		e.huf.Reuse = huff0.ReusePolicyNone
+		var out []byte
+		var err error
+		single := len(lits) < 1024
+		if single {
+			out, _, err = huff0.Compress1X(lits, &e.huf)
+		} else {
+			out, _, err = huff0.Compress4X(lits, &e.huf)
+		}
+		switch {
+		case err == huff0.ErrUseRLE:
+			return append(appendLitHeader(dst, 1, len(lits)), lits[0])
+		case err == nil && len(out)+5 < len(lits):
+			n, c := uint64(len(lits)), uint64(len(out))
+			switch {
+			case single: // one stream, 10-bit sizes
+				h := 2 | n<<4 | c<<14
+				dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+			case n < 1<<10 && c < 1<<10:
+				h := 2 | 1<<2 | n<<4 | c<<14
+				dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+			case n < 1<<14 && c < 1<<14:
+				h := 2 | 2<<2 | n<<4 | c<<18
+				dst = append(dst, byte(h), byte(h>>8), byte(h>>16), byte(h>>24))
+			default:
+				h := 2 | 3<<2 | n<<4 | c<<22
+				dst = append(dst, byte(h), byte(h>>8), byte(h>>16), byte(h>>24), byte(h>>32))
+			}
+			return append(dst, out...)
+		}
+	}
+	return append(appendLitHeader(dst, 0, len(lits)), lits...)
+}
+
+// appendLitHeader appends the header of raw (kind 0) or RLE (1) literals.
+func appendLitHeader(dst []byte, kind byte, n int) []byte {
+	switch {
+	case n < 32:
+		return append(dst, kind|byte(n)<<3)
+	case n < 4096:
+		h := uint32(kind) | 1<<2 | uint32(n)<<4
+		return append(dst, byte(h), byte(h>>8))
+	default:
+		h := uint32(kind) | 3<<2 | uint32(n)<<4
+		return append(dst, byte(h), byte(h>>8), byte(h>>16))
+	}
+}
+
+// Literal length and match length codes (RFC 8878, 3.1.1.3.2.1.1): each
+// code's baseline and extra bits.
+var (
+	llBase = [36]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536}
+	llBits = [36]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	// mlBase is of the match length less 3.
+	mlBase = [53]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+		32, 34, 36, 38, 40, 44, 48, 56, 64, 80, 96, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536}
+	mlBits = [53]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+)
+
+// llCode and mlCode return the code of a literal length, and of a match
+// length less 3.
+func llCode(n uint32) byte {
+	if n < 16 {
+		return byte(n)
+	}
+	c := 35
+	for llBase[c] > n {
+		c--
+	}
+	return byte(c)
+}
+
+func mlCode(n uint32) byte {
+	if n < 32 {
+		return byte(n)
+	}
+	c := 52
+	for mlBase[c] > n {
+		c--
+	}
+	return byte(c)
+}
+
+// appendSequences appends the sequences section of e.seqs.
+func (e *Encoder) appendSequences(dst []byte) []byte {
+	n := len(e.seqs)
+	switch {
+	case n < 128:
+		dst = append(dst, byte(n))
+	case n < 0x7F00:
+		dst = append(dst, byte(n>>8)+0x80, byte(n))
+	default:
+		dst = append(dst, 0xFF, byte(n-0x7F00), byte((n-0x7F00)>>8))
+	}
+	if n == 0 {
+		return dst
+	}
+	for i := range e.codes {
+		e.codes[i] = e.codes[i][:0]
+	}
+	var counts [3][maxSymbols]uint32
+	for _, s := range e.seqs {
+		l, m, o := llCode(s.litLen), mlCode(s.matchLen-3), byte(bits.Len32(s.offBase)-1)
+		e.codes[0] = append(e.codes[0], l)
+		e.codes[1] = append(e.codes[1], m)
+		e.codes[2] = append(e.codes[2], o)
+		counts[0][l]++
+		counts[1][m]++
+		counts[2][o]++
+	}
+	tables := [3]*fseTable{&e.ll, &e.ml, &e.of}
+	limits := [3]uint{9, 9, 8}
+	var modes [3]byte // literal lengths, match lengths, offsets
+	for i, t := range tables {
+		if t.rle(counts[i][:], n) {
+			modes[i] = 1
+			continue
+		}
+		modes[i] = 2
+		t.normalize(counts[i][:], n, limits[i])
+		t.build()
+	}
+	// The modes byte orders them literal lengths, offsets, match lengths.
+	dst = append(dst, modes[0]<<6|modes[2]<<4|modes[1]<<2)
+	for _, i := range [3]int{0, 2, 1} {
+		if modes[i] == 1 {
+			dst = append(dst, byte(tables[i].max))
+		} else {
+			dst = tables[i].appendHeader(dst)
+		}
+	}
+	w := bitWriter{out: dst}
+	var sll, sml, sof fseState
+	last := n - 1
+	sml.init(&e.ml, e.codes[1][last])
+	sof.init(&e.of, e.codes[2][last])
+	sll.init(&e.ll, e.codes[0][last])
+	e.addExtra(&w, last)
+	for i := last - 1; i >= 0; i-- {
+		sof.encode(&w, e.codes[2][i])
+		sml.encode(&w, e.codes[1][i])
+		sll.encode(&w, e.codes[0][i])
+		e.addExtra(&w, i)
+	}
+	sml.flush(&w)
+	sof.flush(&w)
+	sll.flush(&w)
+	w.close()
+	return w.out
+}
+
+// addExtra writes the extra bits of sequence i's codes.
+func (e *Encoder) addExtra(w *bitWriter, i int) {
+	s := e.seqs[i]
+	l, m, o := e.codes[0][i], e.codes[1][i], e.codes[2][i]
+	w.add(uint64(s.litLen-llBase[l]), uint(llBits[l]))
+	w.add(uint64(s.matchLen-3-mlBase[m]), uint(mlBits[m]))
+	w.add(uint64(s.offBase), uint(o))
+}
+
+// windowDescriptor is the zstd window descriptor of the smallest window of
+// n bytes or more.
+func windowDescriptor(n int) byte {
+	for e := 0; ; e++ {
+		base := 1 << (10 + e)
+		for m := 0; m < 8; m++ {
+			if base+base/8*m >= n {
+				return byte(e<<3 | m)
+			}
+		}
+	}
+}
