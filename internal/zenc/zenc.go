@@ -18,6 +18,7 @@ package zenc
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 
 	"github.com/klauspost/compress/huff0"
 
@@ -51,19 +52,17 @@ type Encoder struct {
 	dictRows []row
 	dictAt   *byte
 	dictLen  int
-	// touched keeps the bytes search reads ahead, so that they are read.
-	touched byte
-	next    int    // the first position not yet in the tables
-	buf     []byte // the dictionary, then the input
-	rep     [3]int // the repeat offsets, as the decoder keeps them
-	seqs    []seq
-	lits    []byte
-	codes   [3][]byte // literal length, match length and offset codes
-	ll      fseTable
-	ml      fseTable
-	of      fseTable
-	huf     huff0.Scratch
-	body    []byte
+	next     int    // the first position not yet in the tables
+	buf      []byte // the dictionary, then the input
+	rep      [3]int // the repeat offsets, as the decoder keeps them
+	seqs     []seq
+	lits     []byte
+	codes    [3][]byte // literal length, match length and offset codes
+	ll       fseTable
+	ml       fseTable
+	of       fseTable
+	huf      huff0.Scratch
+	body     []byte
 }
 
 // seq is a sequence: litLen literals, then matchLen bytes copied from
@@ -214,10 +213,9 @@ func (e *Encoder) search(p, end int) (ml, off int) {
 	r, tag := e.hash5(p)
 	w := &e.rows[r]
 	if p+searchAhead+8 <= len(e.buf) {
-		// The row of a position soon searched, read now so that its miss
-		// of the cache overlaps this search's.
+		// The row of a position soon searched.
 		r2, _ := e.hash5(p + searchAhead)
-		e.touched ^= e.rows[r2].tags[0]
+		prefetch(unsafe.Pointer(&e.rows[r2]))
 	}
 	// Bytes of the tags equal to tag: the high bit of each zero byte of x.
 	const lo7 = 0x7F7F7F7F7F7F7F7F
@@ -226,28 +224,25 @@ func (e *Encoder) search(p, end int) (ml, off int) {
 	x1 := binary.LittleEndian.Uint64(w.tags[8:]) ^ t
 	m0 := ^((x0&lo7 + lo7) | x0 | lo7)
 	m1 := ^((x1&lo7 + lo7) | x1 | lo7)
-	// One bit a slot, rotated so that bit 0 is the newest (head).
-	var hits uint16
-	for i := range 8 {
-		hits |= uint16(m0>>(8*i+7)&1) << i
-		hits |= uint16(m1>>(8*i+7)&1) << (i + 8)
-	}
+	// One bit a slot (the multiply gathers the bytes' bits into the top
+	// byte), rotated so that bit 0 is the newest (head).
+	const lsb, gather = 0x0101010101010101, 0x0102040810204080
+	hits := uint16((m0>>7&lsb)*gather>>56) | uint16((m1>>7&lsb)*gather>>56)<<8
 	hits = hits>>w.head | hits<<(16-w.head)
-	// The candidates first, each one's first bytes read: their misses of
-	// the cache overlap, where checked one by one they would wait each
-	// for the last (zstd prefetches them).
+	// The candidates first, each one's bytes prefetched: their misses of
+	// the cache overlap, where checked one by one each would wait for the
+	// last (as zstd does).
 	var cands [16]int32
-	n, touched := 0, byte(0)
+	n := 0
 	for ; hits != 0 && n < e.p.Search; n++ {
 		i := (bits.TrailingZeros16(hits) + int(w.head)) & 15
 		hits &= hits - 1
 		m := w.pos[i] - 1
 		cands[n] = m
-		if m >= 0 {
-			touched ^= e.buf[m]
+		if m >= 0 && int(m) < len(e.buf) {
+			prefetch(unsafe.Pointer(&e.buf[m]))
 		}
 	}
-	e.touched ^= touched
 	for _, m := range cands[:n] {
 		m := int(m)
 		if m < 0 || m >= p {
