@@ -158,7 +158,15 @@ func (e *Encoder) hash5(p int) (uint32, byte) {
 
 // insert adds the positions from e.next up to end to the rows.
 func (e *Encoder) insert(end int) {
-	for p := e.next; p < min(end, len(e.buf)-7); p++ { // hash5 reads 8 bytes
+	end = min(end, len(e.buf)-7) // hash5 reads 8 bytes
+	if end-e.next > 1 && end-e.next <= 2*skipEdge {
+		// A match's edges (skip): rows at random, their misses overlapped.
+		for p := e.next; p < end; p++ {
+			r, _ := e.hash5(p)
+			prefetch(unsafe.Pointer(&e.rows[r]))
+		}
+	}
+	for p := e.next; p < end; p++ {
 		r, tag := e.hash5(p)
 		w := &e.rows[r]
 		w.head = (w.head - 1) & 15
