@@ -328,8 +328,13 @@ func (e *Encoder) parse(start, end int) {
 			at--
 			ml++
 		}
-		e.addSeq(anchor, at, ml, off)
 		p = at + ml
+		// The rows of the next searches, not read ahead by the last ones.
+		for q := p; q < min(p+searchAhead, len(e.buf)-7); q++ {
+			r, _ := e.hash5(q)
+			prefetch(unsafe.Pointer(&e.rows[r]))
+		}
+		e.addSeq(anchor, at, ml, off)
 		anchor = p
 		e.skip(p)
 		// The second repeat offset, straight after.
