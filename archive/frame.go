@@ -277,6 +277,31 @@ type dictEncoders struct {
 	// seconds: two such frames at once are the peak of a run's memory.
 	indexMu sync.Mutex
 	indexZ  *zstd.Encoder
+
+	// The dictionaries of strings frames at level 3 (appendText), made
+	// once for the workers: the latest two, by block.
+	textMu    sync.Mutex
+	textDicts [2]textDict
+}
+
+type textDict struct {
+	block int
+	d     *zenc.Dict
+}
+
+// text returns the zenc dictionary of dict, the raw bytes of block: made
+// by the first worker that asks, while the others wait for it.
+func (p *dictEncoders) text(dict []byte, block int) *zenc.Dict {
+	p.textMu.Lock()
+	defer p.textMu.Unlock()
+	for _, t := range p.textDicts {
+		if t.d != nil && t.block == block {
+			return t.d
+		}
+	}
+	d := zenc.NewDict(dict, dictID, zenc.DefaultParams)
+	p.textDicts[1], p.textDicts[0] = p.textDicts[0], textDict{block, d}
+	return d
 }
 
 // index returns LevelMax's encoder of index frames, locked, and the
@@ -356,6 +381,7 @@ func (p *dictEncoders) release() {
 		dictPool[p.level].Put(e)
 	}
 	p.idle = nil
+	p.textDicts = [2]textDict{}
 }
 
 func newZstd(level zstd.EncoderLevel, opts ...zstd.EOption) (*zstd.Encoder, error) {
@@ -642,14 +668,17 @@ func (e *frameEncoder) appendText(dst, raw, dict []byte, dictBlock int) []byte {
 			e.text = zenc.New(zenc.DefaultParams)
 		}
 	}
+	var d *zenc.Dict
 	if dict == nil {
 		dictBlock = -1
+	} else {
+		d = e.dicts.text(dict, dictBlock)
 	}
 	start := len(dst)
 	dst = appendFrameHeader(dst, coderZstd, dictBlock, len(raw), 0)
 	dst = append(dst, make([]byte, binary.MaxVarintLen64-1)...)
 	at := len(dst)
-	dst = e.text.AppendEncode(dst, raw, dict, dictID)
+	dst = e.text.AppendEncode(dst, raw, d)
 	data := len(dst) - at
 	if data >= len(raw) {
 		dst = appendFrameHeader(dst[:start], coderStored, -1, len(raw), len(raw))

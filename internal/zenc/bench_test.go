@@ -18,7 +18,7 @@ func BenchmarkEncode(b *testing.B) {
 		var out []byte
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
-			out = e.AppendEncode(out[:0], src, nil, 0)
+			out = e.AppendEncode(out[:0], src, nil)
 		}
 		b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
 	})

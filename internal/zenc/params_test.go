@@ -19,10 +19,10 @@ func TestParams(t *testing.T) {
 	}
 	for _, p := range []Params{{16, 8, 2, 8}, {16, 8, 1, 8}, {15, 8, 2, 8}, {15, 8, 1, 8}, {15, 4, 2, 8}, {15, 4, 1, 8}, {14, 4, 1, 8}, {16, 8, 2, 8}, {16, 8, 1, 8}, {15, 4, 1, 8}} {
 		e := New(p)
-		out := e.AppendEncode(nil, src, nil, 0)
+		out := e.AppendEncode(nil, src, nil)
 		t0 := time.Now()
 		for range 3 {
-			out = e.AppendEncode(out[:0], src, nil, 0)
+			out = e.AppendEncode(out[:0], src, nil)
 		}
 		el := time.Since(t0) / 3
 		t.Logf("%+v: %d bytes, %.1f MB/s", p, len(out), float64(len(src))/el.Seconds()/1e6)

@@ -31,7 +31,20 @@ func decode(t testing.TB, frame, dict []byte) []byte {
 
 func roundTrip(t testing.TB, e *Encoder, src, dict []byte) []byte {
 	t.Helper()
-	frame := e.AppendEncode(nil, src, dict, 1)
+	var d *Dict
+	if dict != nil {
+		d = NewDict(dict, 1, e.p)
+	}
+	return roundTripDict(t, e, src, d)
+}
+
+func roundTripDict(t testing.TB, e *Encoder, src []byte, d *Dict) []byte {
+	t.Helper()
+	var dict []byte
+	if d != nil {
+		dict = d.data
+	}
+	frame := e.AppendEncode(nil, src, d)
 	if got := decode(t, frame, dict); !bytes.Equal(got, src) {
 		t.Fatalf("%d bytes (dict %d) decode to %d, not the same", len(src), len(dict), len(got))
 	}
@@ -55,11 +68,9 @@ func TestRoundTrip(t *testing.T) {
 	e := New(DefaultParams)
 	for _, n := range []int{0, 1, 7, 16, 31, 32, 33, 100, 1023, 1024, 5000, BlockSize - 1, BlockSize, BlockSize + 1, 3*BlockSize + 77, 1 << 20} {
 		roundTrip(t, e, text(n), nil)
-		dict := text(50000)
-		roundTrip(t, e, text(n), dict)
-		roundTrip(t, e, text(n), dict) // the dictionary's rows kept
-		copy(dict, text(50000))
-		roundTrip(t, e, text(n), dict) // the same memory, other bytes
+		d := NewDict(text(50000), 1, e.p)
+		roundTripDict(t, e, text(n), d)
+		roundTripDict(t, e, text(n), d) // a Dict used again
 		noise := make([]byte, n)
 		for i := range noise {
 			noise[i] = byte(r.Uint32())
