@@ -674,20 +674,7 @@ func (e *frameEncoder) appendText(dst, raw, dict []byte, dictBlock int) []byte {
 	} else {
 		d = e.dicts.text(dict, dictBlock)
 	}
-	start := len(dst)
-	dst = appendFrameHeader(dst, coderZstd, dictBlock, len(raw), 0)
-	dst = append(dst, make([]byte, binary.MaxVarintLen64-1)...)
-	at := len(dst)
-	dst = e.text.AppendEncode(dst, raw, d)
-	data := len(dst) - at
-	if data >= len(raw) {
-		dst = appendFrameHeader(dst[:start], coderStored, -1, len(raw), len(raw))
-		return append(dst, raw...)
-	}
-	h := appendFrameHeader(nil, coderZstd, dictBlock, len(raw), data)
-	copy(dst[start:], h)
-	n := copy(dst[start+len(h):], dst[at:])
-	return dst[:start+len(h)+n]
+	return appendZstdFrame(dst, raw, dictBlock, func(dst []byte) []byte { return e.text.AppendEncode(dst, raw, d) })
 }
 
 // appendPlainText appends text, a plain copy of a dictionary (kindPlain),
@@ -706,12 +693,19 @@ func (e *frameEncoder) appendPlainText(dst, text []byte) []byte {
 // appendZstd appends the frame of raw coded by z, with block dictBlock as
 // its dictionary (z's), or stored if that is no smaller.
 func appendZstd(dst, raw []byte, z *zstd.Encoder, dictBlock int) []byte {
+	return appendZstdFrame(dst, raw, dictBlock, func(dst []byte) []byte { return z.EncodeAll(raw, dst) })
+}
+
+// appendZstdFrame appends the frame of raw as encode appends its zstd
+// frame (with block dictBlock as its dictionary), or stored if that is no
+// smaller.
+func appendZstdFrame(dst, raw []byte, dictBlock int, encode func(dst []byte) []byte) []byte {
 	// Header with room for the longest data length; moved up after.
 	start := len(dst)
 	dst = appendFrameHeader(dst, coderZstd, dictBlock, len(raw), 0)
 	dst = append(dst, make([]byte, binary.MaxVarintLen64-1)...)
 	at := len(dst)
-	dst = z.EncodeAll(raw, dst)
+	dst = encode(dst)
 	data := len(dst) - at
 	if data >= len(raw) {
 		dst = appendFrameHeader(dst[:start], coderStored, -1, len(raw), len(raw))
@@ -1137,7 +1131,7 @@ func (d *frameDecoder) zstdInput(frame, dict []byte, rawLen, k int) []byte {
 		head = append(head, 0xE0) // 8-byte content size, single segment, no checksum, no dictionary
 		head = binary.LittleEndian.AppendUint64(head, uint64(len(dict)+rawLen))
 	} else {
-		head = append(head, 0x00, windowDescriptor(len(dict)+rawLen)) // no content size, a window
+		head = append(head, 0x00, zenc.WindowDescriptor(len(dict)+rawLen)) // no content size, a window
 	}
 	return h[spliceHeader-copy(h[spliceHeader-len(head):], head):]
 }
@@ -1149,19 +1143,6 @@ func blocksFor(n int) int { return max((n+maxRawBlock-1)/maxRawBlock, 1) }
 // rawBlocksLen is the length of n bytes in raw zstd blocks: a 3-byte
 // header for each maxRawBlock of them.
 func rawBlocksLen(n int) int { return n + 3*((n+maxRawBlock-1)/maxRawBlock) }
-
-// windowDescriptor is the zstd window descriptor of the smallest window of
-// n bytes or more (n at most 2*maxFrame).
-func windowDescriptor(n int) byte {
-	for e := 0; ; e++ {
-		base := 1 << (10 + e)
-		for m := 0; m < 8; m++ {
-			if base+base/8*m >= n {
-				return byte(e<<3 | m)
-			}
-		}
-	}
-}
 
 const zstdMagic = 0xFD2FB528
 

@@ -1,18 +1,15 @@
 package zenc
 
 import (
-	"os"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/m2m-go/m2m/internal/sample"
 )
 
 // BenchmarkEncode codes the file M2M_ZENC_FILE (or the embedded sample) with
 // this package and with klauspost's level 3, for the same bytes.
 func BenchmarkEncode(b *testing.B) {
-	src := benchInput(b)
+	src := corpus(b)
 	b.Run("impl=zenc", func(b *testing.B) {
 		e := New(DefaultParams)
 		var out []byte
@@ -31,15 +28,4 @@ func BenchmarkEncode(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
 	})
-}
-
-func benchInput(b *testing.B) []byte {
-	if name := os.Getenv("M2M_ZENC_FILE"); name != "" {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return src
-	}
-	return sample.JSONL()
 }

@@ -116,7 +116,7 @@ func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
 	case d != nil:
 		fhd |= 3 // 4-byte dictionary id
 	}
-	dst = append(dst, fhd, windowDescriptor(len(dict)+len(src)))
+	dst = append(dst, fhd, WindowDescriptor(len(dict)+len(src)))
 	switch fhd & 3 {
 	case 1:
 		dst = append(dst, byte(d.id))
@@ -496,23 +496,17 @@ var (
 
 // llCode and mlCode return the code of a literal length, and of a match
 // length less 3.
-func llCode(n uint32) byte {
-	if n < 16 {
-		return byte(n)
-	}
-	c := 35
-	for llBase[c] > n {
-		c--
-	}
-	return byte(c)
-}
+func llCode(n uint32) byte { return codeOf(n, llBase[:]) }
+func mlCode(n uint32) byte { return codeOf(n, mlBase[:]) }
 
-func mlCode(n uint32) byte {
-	if n < 32 {
+// codeOf returns the last code whose baseline is n or less: n itself
+// where the first codes are the lengths.
+func codeOf(n uint32, base []uint32) byte {
+	if int(n) < len(base) && base[n] == n {
 		return byte(n)
 	}
-	c := 52
-	for mlBase[c] > n {
+	c := len(base) - 1
+	for base[c] > n {
 		c--
 	}
 	return byte(c)
@@ -595,9 +589,9 @@ func (e *Encoder) addExtra(w *bitWriter, i int) {
 	w.add(uint64(s.offBase), uint(o))
 }
 
-// windowDescriptor is the zstd window descriptor of the smallest window of
-// n bytes or more.
-func windowDescriptor(n int) byte {
+// WindowDescriptor is the zstd window descriptor (RFC 8878, 3.1.1.1.2)
+// of the smallest window of n bytes or more.
+func WindowDescriptor(n int) byte {
 	for e := 0; ; e++ {
 		base := 1 << (10 + e)
 		for m := 0; m < 8; m++ {

@@ -5,8 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/m2m-go/m2m/internal/sample"
 )
 
 // decode decodes frame with klauspost's decoder, dict as its raw-content
@@ -92,18 +95,51 @@ func FuzzRoundTrip(f *testing.F) {
 	})
 }
 
-// TestCorpus compresses the file M2M_ZENC_FILE (a dump of strings frames)
-// and says how big, against klauspost's level 3.
-func TestCorpus(t *testing.T) {
+// corpus is the file M2M_ZENC_FILE (a dump of strings frames, say), else
+// the embedded sample.
+func corpus(tb testing.TB) []byte {
 	name := os.Getenv("M2M_ZENC_FILE")
 	if name == "" {
-		t.Skip("M2M_ZENC_FILE not set")
+		return sample.JSONL()
 	}
 	src, err := os.ReadFile(name)
 	if err != nil {
+		tb.Fatal(err)
+	}
+	return src
+}
+
+// TestCorpus: lazy parsing over rows codes the corpus smaller than
+// klauspost's level 3, the coder it replaces in the archive.
+func TestCorpus(t *testing.T) {
+	src := corpus(t)
+	frame := roundTrip(t, New(DefaultParams), src, nil)
+	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(16<<20))
+	if err != nil {
 		t.Fatal(err)
 	}
-	frame := roundTrip(t, New(DefaultParams), src, nil)
-	z, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(16<<20))
-	t.Logf("%d bytes: zenc %d, klauspost level 3 %d", len(src), len(frame), len(z.EncodeAll(src, nil)))
+	k := len(z.EncodeAll(src, nil))
+	t.Logf("%d bytes: zenc %d, klauspost level 3 %d", len(src), len(frame), k)
+	if len(frame) > k {
+		t.Errorf("zenc %d bytes, klauspost's level 3 %d", len(frame), k)
+	}
+}
+
+// TestParams codes the corpus with a range of parameters and logs sizes
+// and speeds: how DefaultParams were chosen (with M2M_ZENC_FILE set).
+func TestParams(t *testing.T) {
+	if os.Getenv("M2M_ZENC_FILE") == "" {
+		t.Skip("M2M_ZENC_FILE not set")
+	}
+	src := corpus(t)
+	for _, p := range []Params{{16, 8, 2, 8}, {16, 8, 1, 8}, {15, 8, 2, 8}, {15, 8, 1, 8}, {15, 4, 2, 8}, {15, 4, 1, 8}, {14, 4, 1, 8}, {17, 8, 2, 8}} {
+		e := New(p)
+		out := e.AppendEncode(nil, src, nil)
+		t0 := time.Now()
+		for range 3 {
+			out = e.AppendEncode(out[:0], src, nil)
+		}
+		el := time.Since(t0) / 3
+		t.Logf("%+v: %d bytes, %.1f MB/s", p, len(out), float64(len(src))/el.Seconds()/1e6)
+	}
 }
