@@ -15,7 +15,9 @@ import (
 // at most than asked for, and a small one in the pool is not taken, and
 // dropped, where a larger one was asked for: with one pool, a writer of
 // one record made some 11 MB of frame buffers anew (BenchmarkWriter).
-var bufs [4 * 48]sync.Pool // *[]byte, by class
+// Classes stop where a size no longer fits an int (at 2^31 on 32-bit
+// hosts).
+var bufs [4 * min(48, bits.UintSize-1)]sync.Pool // *[]byte, by class
 
 // minBuf is the least size a buffer is made with, and pooled from.
 const minBuf = 64 << 10
@@ -27,14 +29,19 @@ func bufClass(n int) int {
 	return 4*k + (n-1-1<<k)/(1<<k>>2) + 1
 }
 
-// classSize is the size of class c's buffers.
-func classSize(c int) int { return 1 << (c / 4) * (4 + c%4) / 4 }
+// classSize is the size of class c's buffers, for the classes of bufs
+// from minBuf's on (a quarter of the power of two is taken before it is
+// scaled, so that no class of bufs overflows).
+func classSize(c int) int { return 1 << (c / 4) >> 2 * (4 + c%4) }
 
 // getBuf returns an empty buffer with room for n bytes: one of its class,
 // or of the next three (up to twice n), else a new one of its class's
 // size.
 func getBuf(n int) []byte {
 	c := bufClass(n)
+	if c >= len(bufs) {
+		return huge.Bytes(n)
+	}
 	for i := c; i < min(c+4, len(bufs)); i++ {
 		if p, ok := bufs[i].Get().(*[]byte); ok {
 			return (*p)[:0]
