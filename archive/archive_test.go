@@ -723,7 +723,8 @@ func testSchedule(t *testing.T, r *Reader, depth int) {
 }
 
 // TestStoreFrameSizes: at the zstd levels a templates frame holds at most
-// half what a strings frame does; at LevelMax as much.
+// half what a strings frame does; at LevelMax as much. At textLevel the
+// first strings frame, the others' dictionary, holds twice as much.
 func TestStoreFrameSizes(t *testing.T) {
 	var in []byte
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -743,6 +744,7 @@ func TestStoreFrameSizes(t *testing.T) {
 	}{{0, [2]int{64 << 10, 32 << 10}}, {LevelMax, [2]int{64 << 10, 64 << 10}}} {
 		packed, _ := write(t, in, Options{Level: c.level, ModelMemory: 1, storeFrame: 64 << 10}, 1<<20)
 		var largest [2]int
+		first := 0 // the first strings frame's raw bytes
 		for _, b := range blocksOf(t, packed) {
 			s := 0
 			switch b[0] {
@@ -753,7 +755,18 @@ func TestStoreFrameSizes(t *testing.T) {
 				continue
 			}
 			f, _ := storeFrameOf(t, b)
+			if s == 0 && first == 0 {
+				first = f.rawLen
+				continue
+			}
 			largest[s] = max(largest[s], f.rawLen)
+		}
+		dictMost := c.most[0]
+		if c.level == 0 || c.level == textLevel {
+			dictMost *= 2
+		}
+		if first > dictMost || first < dictMost*7/8 {
+			t.Errorf("level %d: first strings frame %d bytes, want at most %d and nearly that", c.level, first, dictMost)
 		}
 		for s, name := range []string{"strings", "templates"} {
 			if largest[s] > c.most[s] || largest[s] < c.most[s]*7/8 {
@@ -765,7 +778,8 @@ func TestStoreFrameSizes(t *testing.T) {
 
 // TestTailJoins: at LevelMax a strings frame that reaches its size takes
 // up to a quarter more of it if the stream ends meanwhile, else closes
-// where it reached its size; at the zstd levels it closes there.
+// where it reached its size; at the zstd levels it closes there (the
+// first, at textLevel, at twice the size).
 func TestTailJoins(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	// Each line stores one string of 102 bytes: 103 bytes of a frame with
@@ -790,7 +804,8 @@ func TestTailJoins(t *testing.T) {
 		{LevelMax, 159 + 40, []int{159, 40}},
 		{LevelMax, 3*159 + 20, []int{159, 159, 179}},
 		{LevelMax, 2*159 + 100, []int{159, 159, 100}},
-		{3, 159 + 39, []int{159, 39}},
+		{3, 2*159 + 159 + 39, []int{318, 159, 39}},
+		{2, 159 + 39, []int{159, 39}},
 	} {
 		in := lines(c.lines)
 		o := Options{Level: c.level, ModelMemory: 1, storeFrame: 16 << 10}

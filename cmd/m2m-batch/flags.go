@@ -100,9 +100,10 @@ Compression:
       --model-memory M  --max's model memory per worker in MiB, 1-512
                         (default 384)
       --frame-size M    an archive's frames of text in MiB, 1-16 (default 4,
-                        templates half; --max 16, and its last strings frame
-                        up to a quarter more): smaller reads one record
-                        faster, larger compresses better
+                        templates half, the first strings frame, the others'
+                        dictionary, twice; --max 16, and its last strings
+                        frame up to a quarter more): smaller reads one
+                        record faster, larger compresses better
       --format F        container (default) or lines (a wire string a line)
       --algorithm A     auto (default), m2m, brotli, tokennative or hydra
       --tokenizer T     TokenNative's: cl100k (default), o200k or llama3

@@ -132,7 +132,7 @@ func TestParams(t *testing.T) {
 		t.Skip("M2M_ZENC_FILE not set")
 	}
 	src := corpus(t)
-	for _, p := range []Params{{16, 8, 2, 8}, {16, 8, 1, 8}, {15, 8, 2, 8}, {15, 8, 1, 8}, {15, 4, 2, 8}, {15, 4, 1, 8}, {14, 4, 1, 8}, {17, 8, 2, 8}} {
+	for _, p := range []Params{{17, 16, 2, 8}, {18, 8, 2, 8}, {16, 8, 2, 8}, {16, 8, 1, 8}, {15, 8, 2, 8}, {15, 8, 1, 8}, {15, 4, 2, 8}, {15, 4, 1, 8}, {14, 4, 1, 8}, {17, 8, 2, 8}, {16, 16, 2, 8}} {
 		e := New(p)
 		out := e.AppendEncode(nil, src, nil)
 		t0 := time.Now()
