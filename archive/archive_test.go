@@ -723,7 +723,7 @@ func testSchedule(t *testing.T, r *Reader, depth int) {
 }
 
 // TestStoreFrameSizes: at the zstd levels a templates frame holds at most
-// half what a strings frame does; at LevelMax as much. At textLevel the
+// half what a strings frame does; at LevelMax as much. At a textLevel the
 // first strings frame, the others' dictionary, holds twice as much.
 func TestStoreFrameSizes(t *testing.T) {
 	var in []byte
@@ -741,7 +741,7 @@ func TestStoreFrameSizes(t *testing.T) {
 	for _, c := range []struct {
 		level int
 		most  [2]int // raw bytes of a frame, strings and templates
-	}{{0, [2]int{64 << 10, 32 << 10}}, {LevelMax, [2]int{64 << 10, 64 << 10}}} {
+	}{{0, [2]int{64 << 10, 32 << 10}}, {4, [2]int{64 << 10, 32 << 10}}, {2, [2]int{64 << 10, 32 << 10}}, {LevelMax, [2]int{64 << 10, 64 << 10}}} {
 		packed, _ := write(t, in, Options{Level: c.level, ModelMemory: 1, storeFrame: 64 << 10}, 1<<20)
 		var largest [2]int
 		first := 0 // the first strings frame's raw bytes
@@ -762,7 +762,7 @@ func TestStoreFrameSizes(t *testing.T) {
 			largest[s] = max(largest[s], f.rawLen)
 		}
 		dictMost := c.most[0]
-		if c.level == 0 || c.level == textLevel {
+		if c.level == 0 || textLevel(c.level) {
 			dictMost *= 2
 		}
 		if first > dictMost || first < dictMost*7/8 {
@@ -779,7 +779,7 @@ func TestStoreFrameSizes(t *testing.T) {
 // TestTailJoins: at LevelMax a strings frame that reaches its size takes
 // up to a quarter more of it if the stream ends meanwhile, else closes
 // where it reached its size; at the zstd levels it closes there (the
-// first, at textLevel, at twice the size).
+// first, at a textLevel, at twice the size).
 func TestTailJoins(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	// Each line stores one string of 102 bytes: 103 bytes of a frame with

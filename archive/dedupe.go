@@ -607,7 +607,7 @@ func (d *deduper) frameJob(s *stream) *blockJob {
 	// model takes a dictionary of any length.
 	// Only strings frames have one: the others are kept by no one.
 	window := encoderWindow
-	if d.o.level() == textLevel {
+	if textLevel(d.o.level()) {
 		window = textWindow
 	}
 	fits := d.o.level() == LevelMax || len(s.dict)+len(s.raw) <= window
@@ -762,7 +762,7 @@ func (d *deduper) frameCap(s *stream) int {
 // record in 3.9 ms in place of 4.8, for 0.4% of the archive (dev100 0.3%).
 // At LevelMax, whose ppm models restart every frame, they hold as much.
 //
-// At textLevel the first strings frame of a segment, the others'
+// At a textLevel the first strings frame of a segment, the others'
 // dictionary, holds twice what they do: what recurs is found at any
 // distance in it, where a frame finds little of what is only in the
 // frames before it (dev100's strings 4.34 -> 4.10 MB, with zenc's rows
@@ -773,7 +773,7 @@ func (d *deduper) storeFrameSize(s *stream) int {
 	switch {
 	case s.kind == kindTemplates && d.o.level() != LevelMax:
 		return d.o.frameSize() / 2
-	case s.kind == kindStrings && s.inSegment == 0 && d.o.level() == textLevel:
+	case s.kind == kindStrings && s.inSegment == 0 && textLevel(d.o.level()):
 		return 2 * d.o.frameSize()
 	}
 	return d.o.frameSize()

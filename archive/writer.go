@@ -683,7 +683,7 @@ func (w *Writer) run(cw *container.Writer) error {
 	// written in between (a dozen or so, their skeletons and index twice
 	// to the budget) must fit in the queue and the budget besides the
 	// first: with 2n jobs and 64 MiB, frames were compressed one at a
-	// time on any number of workers. At textLevel a strings frame takes
+	// time on any number of workers. At a textLevel a strings frame takes
 	// 0.2-0.4 s (zenc, its dictionary twice as long): with 4 jobs on 2
 	// workers the deduper waited for each (dev100 -T2: 16 jobs against 4,
 	// median wall 1.28 s against 1.92 s, 9 alternating runs).
