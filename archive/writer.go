@@ -685,9 +685,10 @@ func (w *Writer) run(cw *container.Writer) error {
 	// first: with 2n jobs and 64 MiB, frames were compressed one at a
 	// time on any number of workers. At a textLevel a strings frame takes
 	// 0.2-0.4 s (zenc, its dictionary twice as long): with 4 jobs on 2
-	// workers the deduper waited for each (dev100 -T2: 16 jobs against 4,
-	// median wall 1.28 s against 1.92 s, 9 alternating runs).
-	queue, budget := max(2*n, 16), int64(flowBudget)
+	// workers the deduper waited for each (dev100 -T2, medians of 9
+	// alternating runs: 8 jobs 1.32 s, 16 1.28, 4 1.92; 1 GiB of
+	// scrambled dev100, peak RSS 245-248 MB with 8, 256-260 with 16).
+	queue, budget := max(2*n, 8), int64(flowBudget)
 	if w.o.level() == LevelMax {
 		queue = max(queue, 64)
 		budget += 2 * int64(n) * int64(w.o.frameSize()+w.o.frameSize()/4) // a strings frame's tail joins it (joinTail); int64: 32-bit ints overflow at 64 workers
