@@ -571,6 +571,45 @@ func TestRoundTripSample(t *testing.T) {
 	}
 }
 
+// TestLastFrameInHalves: a stream's last strings frame of splitMin bytes
+// or more, coded in halves (appendText), is the same bytes on any number
+// of workers, and reads back.
+func TestLastFrameInHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		b := make([]byte, 3+rng.IntN(8))
+		for j := range b {
+			b[j] = 'a' + byte(rng.IntN(26))
+		}
+		vocab[i] = string(b)
+	}
+	var in []byte
+	for i := 0; len(in) < 3<<20; i++ {
+		var text []byte
+		for len(text) < 200 {
+			text = append(append(text, vocab[rng.IntN(len(vocab))]...), ' ')
+		}
+		in = fmt.Appendf(in, `{"n":%d,"messages":[{"role":"user","content":"%s"}]}`+"\n", i, text)
+	}
+	packed := roundTrip(t, in, Options{Workers: 1})
+	largest := 0
+	for _, b := range blocksOf(t, packed) {
+		if b[0] == kindStrings {
+			f, _ := storeFrameOf(t, b)
+			largest = max(largest, f.rawLen)
+		}
+	}
+	if largest < splitMin {
+		t.Fatalf("the largest strings frame %d bytes, under splitMin", largest)
+	}
+	for _, w := range []int{2, 3} {
+		if got := roundTrip(t, in, Options{Workers: w}); !bytes.Equal(got, packed) {
+			t.Errorf("%d workers wrote different bytes from 1", w)
+		}
+	}
+}
+
 // TestLongLines: lines longer than MaxLine are cut into records of MaxLine
 // bytes, and come back.
 func TestLongLines(t *testing.T) {

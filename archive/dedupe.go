@@ -68,6 +68,9 @@ type blockJob struct {
 	// heapRaw marks raw as the heap's, not a pooled buffer: a records
 	// block's skeletons copied out of the deduper's (see add).
 	heapRaw bool
+	// last marks a store stream's last frame, made as the input ends: at
+	// a textLevel its coding is split across two cores (appendText).
+	last bool
 }
 
 // release gives the job's memory back, once its block is written.
@@ -133,11 +136,13 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		if j.kind == kindTemplates {
 			s = StreamTemplates
 		}
+		e.last = j.last
 		if j.words != nil {
 			body, err = e.appendWords(body, j.raw, s, j.words, j.isDict, j.dictBlock)
 		} else {
 			body, err = e.appendFrame(body, j.raw, s, j.dict, j.dictBlock)
 		}
+		e.last = false
 		if err != nil {
 			return err
 		}
@@ -241,6 +246,7 @@ type deduper struct {
 	t        *table
 	skel     stream
 	skelBuf  []byte    // the buffer the skeletons of a block are gathered in, if kept
+	ending   bool      // the input has ended: the frames made now are the last
 	store    [2]stream // strings, templates
 	block    int       // number of the next block
 	dir      []byte    // the directory's entries
@@ -602,7 +608,7 @@ func entryStepEnds(raw []byte) (stepEnds, int) {
 // it saved 0.1-0.5% of an archive, for two more encoders a worker (16 MiB
 // of history and tables each).
 func (d *deduper) frameJob(s *stream) *blockJob {
-	j := &blockJob{kind: s.kind, first: s.first, count: s.count, raw: s.raw, ends: s.ends, dictBlock: -1}
+	j := &blockJob{kind: s.kind, first: s.first, count: s.count, raw: s.raw, ends: s.ends, dictBlock: -1, last: d.ending}
 	// zstd needs a frame and its dictionary within its window; ppm's match
 	// model takes a dictionary of any length.
 	// Only strings frames have one: the others are kept by no one.
@@ -711,6 +717,7 @@ func (d *deduper) finish(ctx context.Context) error {
 			return err
 		}
 	}
+	d.ending = true
 	// Templates first: a strings frame of a segment waits for the
 	// segment's word table, made on another worker, which a worker given
 	// the templates frame meanwhile does not (dev --archive -T2: a worker

@@ -163,6 +163,8 @@ type frameEncoder struct {
 	level     zstd.EncoderLevel
 	small     *zstd.Encoder // no dictionary, frames up to encoderWindow
 	text      *zenc.Encoder // strings and templates frames at a textLevel; made when first needed
+	helper    *zenc.Encoder // text's, for the second half of a last frame (appendText)
+	last      bool          // the frame being made is its stream's last (blockJob.last)
 	large     *zstd.Encoder // no dictionary, larger frames; made when first needed
 	dicts     *dictEncoders // frames with a dictionary, shared by the workers
 }
@@ -199,7 +201,10 @@ func (e *frameEncoder) release() {
 	if e.text != nil {
 		textEncoders[e.level].Put(e.text)
 	}
-	e.small, e.large, e.text = nil, nil, nil
+	if e.helper != nil {
+		textEncoders[e.level].Put(e.helper)
+	}
+	e.small, e.large, e.text, e.helper = nil, nil, nil, nil
 }
 
 // textEncoders are the encoders of strings and templates frames
@@ -267,9 +272,10 @@ func zstdLevel(level int) zstd.EncoderLevel {
 // resets an idle one, else makes one: there are never more than frames
 // compressed at once.
 type dictEncoders struct {
-	level zstd.EncoderLevel
-	mu    sync.Mutex
-	idle  []*dictEncoder
+	level   zstd.EncoderLevel
+	workers int // the writer's
+	mu      sync.Mutex
+	idle    []*dictEncoder
 
 	// At LevelMax, the encoder of index frames (see zstdLevel), one for
 	// the workers: an index frame takes milliseconds a records block. Its
@@ -690,21 +696,45 @@ func (e *frameEncoder) appendCoded(dst, raw []byte, s int, dict []byte, dictBloc
 // dev100's templates 6.4% (skeletons 3.8%, at 1.8x the CPU of templates:
 // not taken), with dict, the raw bytes of block dictBlock, if not nil;
 // stored if that is no smaller.
+//
+// A stream's last frame of splitMin bytes or more is coded in halves
+// (zenc.Encoder.AppendEncodeSplit), on two cores where the writer has two
+// workers or more: it is coded once the input has ended, the run's tail,
+// where the other workers have little left to do (dev's strings are one
+// frame of 5.6 MB). The same bytes on any number of workers.
 func (e *frameEncoder) appendText(dst, raw, dict []byte, dictBlock int) []byte {
-	if e.text == nil {
-		e.text, _ = textEncoders[e.level].Get().(*zenc.Encoder)
-		if e.text == nil {
-			params, _ := textParams(e.level)
-			e.text = zenc.New(params)
-		}
-	}
+	e.text = e.textEncoder(e.text)
 	var d *zenc.Dict
 	if dict == nil {
 		dictBlock = -1
 	} else {
 		d = e.dicts.text(dict, dictBlock)
 	}
-	return appendZstdFrame(dst, raw, dictBlock, func(dst []byte) []byte { return e.text.AppendEncode(dst, raw, d) })
+	return appendZstdFrame(dst, raw, dictBlock, func(dst []byte) []byte {
+		if e.last && len(raw) >= splitMin {
+			e.helper = e.textEncoder(e.helper)
+			return e.text.AppendEncodeSplit(dst, raw, d, e.helper, e.dicts.workers > 1)
+		}
+		return e.text.AppendEncode(dst, raw, d)
+	})
+}
+
+// splitMin is the least last frame appendText codes in halves: a strings
+// frame (templates frames hold under 2 MiB), whose coding takes long
+// enough to pay for a second encoder's tables, made and faulted in (11
+// MiB at 2^17 rows).
+const splitMin = 2 << 20
+
+// textEncoder returns z, or if nil a zenc encoder of e's level.
+func (e *frameEncoder) textEncoder(z *zenc.Encoder) *zenc.Encoder {
+	if z != nil {
+		return z
+	}
+	if z, ok := textEncoders[e.level].Get().(*zenc.Encoder); ok {
+		return z
+	}
+	params, _ := textParams(e.level)
+	return zenc.New(params)
 }
 
 // appendPlainText appends text, a plain copy of a dictionary (kindPlain),

@@ -676,7 +676,7 @@ func (w *Writer) run(cw *container.Writer) error {
 	jobs := make(chan *blockJob)
 	d := newDeduper(w.o, jobs)
 	encoders := make([]*frameEncoder, n)
-	dicts := &dictEncoders{level: zstdLevel(w.o.level())}
+	dicts := &dictEncoders{level: zstdLevel(w.o.level()), workers: n}
 	scanners := make([]*scanner, n)
 	// A ppm frame (LevelMax) takes seconds to compress. For the next to
 	// be taken up by another worker meanwhile, it and the records blocks

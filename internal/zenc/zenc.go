@@ -63,6 +63,12 @@ type Encoder struct {
 	of     fseTable
 	huf    huff0.Scratch
 	body   []byte
+	out    []byte // the blocks a helper codes (AppendEncodeSplit)
+	// fresh is how many offsets the encoder still codes explicitly before
+	// it codes any as a repeat: a helper starts from a frame's middle,
+	// not knowing the repeat offsets there, and after three explicit
+	// ones the decoder's are its own.
+	fresh int
 }
 
 // seq is a sequence: litLen literals, then matchLen bytes copied from
@@ -116,11 +122,59 @@ func makeRows(rowLog uint) []row {
 // AppendEncode appends src as one zstd frame to dst, with d as its
 // dictionary if not nil (made for e's parameters).
 func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
+	e.reset(src, d)
+	dst = e.appendHeader(dst, src, d)
+	return e.appendBlocks(dst, e.base(d), 0, len(src), true)
+}
+
+// AppendEncodeSplit appends src as one zstd frame to dst, as AppendEncode
+// does, but for its blocks from the middle on, coded by h (an Encoder of
+// e's parameters) at the same time as e codes those before, on a
+// goroutine of its own if parallel, else after them: the same frame
+// either way, a few bytes longer than AppendEncode's (h's first three
+// offsets are coded explicitly). For a frame whose coding ends a run,
+// with a core free for it: h hashes the first half again.
+func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parallel bool) []byte {
+	mid := (len(src)/2 + BlockSize - 1) / BlockSize * BlockSize
+	if mid == 0 || mid >= len(src) {
+		return e.AppendEncode(dst, src, d)
+	}
+	e.reset(src, d)
+	h.share(e, d)
+	defer func() { h.buf = nil }() // e's: h's next reset must not write it
+	base := e.base(d)
+	second := func() { h.out = h.appendBlocks(h.out[:0], base, mid, len(src), true) }
+	done := make(chan struct{})
+	if parallel {
+		go func() {
+			second()
+			close(done)
+		}()
+	}
+	dst = e.appendHeader(dst, src, d)
+	dst = e.appendBlocks(dst, base, 0, mid, false)
+	if parallel {
+		<-done
+	} else {
+		second()
+	}
+	return append(dst, h.out...)
+}
+
+// base is where src starts in e.buf: after d's data.
+func (e *Encoder) base(d *Dict) int {
+	if d == nil {
+		return 0
+	}
+	return len(d.data)
+}
+
+// appendHeader appends the frame header of src with d.
+func (e *Encoder) appendHeader(dst, src []byte, d *Dict) []byte {
 	var dict []byte
 	if d != nil {
 		dict = d.data
 	}
-	e.reset(src, d)
 	dst = binary.LittleEndian.AppendUint32(dst, 0xFD2FB528)
 	fhd := byte(2 << 6) // 4-byte content size, a window
 	if uint64(len(src)) >= 1<<32 {
@@ -140,15 +194,18 @@ func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
 		dst = binary.LittleEndian.AppendUint32(dst, d.id)
 	}
 	if fhd>>6 == 2 {
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(src)))
-	} else {
-		dst = binary.LittleEndian.AppendUint64(dst, uint64(len(src)))
+		return binary.LittleEndian.AppendUint32(dst, uint32(len(src)))
 	}
-	base := len(dict)
-	for start := 0; ; start += BlockSize {
-		end := min(start+BlockSize, len(src))
-		dst = e.appendBlock(dst, base+start, base+end, end == len(src))
-		if end == len(src) {
+	return binary.LittleEndian.AppendUint64(dst, uint64(len(src)))
+}
+
+// appendBlocks appends the blocks of the input from start to end (after
+// the dictionary's base bytes of e.buf), the last marked so if last.
+func (e *Encoder) appendBlocks(dst []byte, base, start, end int, last bool) []byte {
+	for ; ; start += BlockSize {
+		stop := min(start+BlockSize, end)
+		dst = e.appendBlock(dst, base+start, base+stop, last && stop == end)
+		if stop == end {
 			return dst
 		}
 	}
@@ -169,6 +226,7 @@ func (e *Encoder) reset(src []byte, d *Dict) {
 		e.rows = makeRows(e.rowLog)
 	}
 	e.rep = [3]int{1, 4, 8}
+	e.fresh = 0
 	e.next = 0
 	if d == nil {
 		clear(e.rows[:1<<e.rowLog])
@@ -176,6 +234,25 @@ func (e *Encoder) reset(src []byte, d *Dict) {
 	}
 	copy(e.rows, d.rows)
 	e.next = max(len(d.data)-8, 0)
+}
+
+// share readies h, a helper of e, for the blocks of e's frame (just
+// reset with d) from its middle on: e's buffer, read only, and tables of
+// its own, which its first search fills with the positions before it.
+func (h *Encoder) share(e *Encoder, d *Dict) {
+	h.buf, h.rowLog = e.buf, e.rowLog
+	if len(h.rows) < 1<<h.rowLog {
+		h.rows = makeRows(h.rowLog)
+	}
+	h.rep = [3]int{1, 4, 8}
+	h.fresh = 3
+	h.next = 0
+	if d == nil {
+		clear(h.rows[:1<<h.rowLog])
+		return
+	}
+	copy(h.rows, d.rows)
+	h.next = max(len(d.data)-8, 0)
 }
 
 // row is the last 16 positions whose first 5 bytes hash to it, newest at
@@ -337,7 +414,7 @@ func (e *Encoder) parse(start, end int) {
 	limit := min(end, len(e.buf)-8) // hashing reads 8 bytes
 	for p < limit {
 		ml, off, at := 0, 0, p
-		if n := e.repMatch(p+1, e.rep[0], end); n > 0 {
+		if n := e.repMatch(p+1, e.rep[0], end); n > 0 && e.fresh == 0 {
 			ml, off, at = n, e.rep[0], p+1
 		}
 		if n, o := e.search(p, end); n > ml {
@@ -350,7 +427,7 @@ func (e *Encoder) parse(start, end int) {
 		for depth := 1; depth <= e.p.Depth && p+1 < limit && ml < goodLen; depth++ {
 			p++
 			better := false
-			if n := e.repMatch(p, e.rep[0], end); n > 0 && n*4 > ml*4-e.offCost(off)+1 {
+			if n := e.repMatch(p, e.rep[0], end); n > 0 && e.fresh == 0 && n*4 > ml*4-e.offCost(off)+1 {
 				ml, off, at, better = n, e.rep[0], p, true
 			}
 			bonus := 4
@@ -378,7 +455,7 @@ func (e *Encoder) parse(start, end int) {
 		anchor = p
 		e.skip(p)
 		// The second repeat offset, straight after.
-		for p < limit {
+		for p < limit && e.fresh == 0 {
 			n := e.repMatch(p, e.rep[1], end)
 			if n == 0 {
 				break
@@ -400,6 +477,10 @@ func (e *Encoder) addSeq(anchor, at, ml, off int) {
 	var ob int
 	r := &e.rep
 	switch {
+	case e.fresh > 0:
+		e.fresh--
+		ob = off + 3
+		r[0], r[1], r[2] = off, r[0], r[1]
 	case ll > 0 && off == r[0]:
 		ob = 1
 	case ll > 0 && off == r[1]:

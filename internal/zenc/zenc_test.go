@@ -51,6 +51,19 @@ func roundTripDict(t testing.TB, e *Encoder, src []byte, d *Dict) []byte {
 	if got := decode(t, frame, dict); !bytes.Equal(got, src) {
 		t.Fatalf("%d bytes (dict %d) decode to %d, not the same", len(src), len(dict), len(got))
 	}
+	// The frame in halves, the second by a helper: on a goroutine of its
+	// own or after the first, the same bytes, which decode to src.
+	h := New(e.p)
+	split := e.AppendEncodeSplit(nil, src, d, h, true)
+	if again := e.AppendEncodeSplit(nil, src, d, h, false); !bytes.Equal(again, split) {
+		t.Fatalf("%d bytes (dict %d): split frames differ coded in parallel and not", len(src), len(dict))
+	}
+	if got := decode(t, split, dict); !bytes.Equal(got, src) {
+		t.Fatalf("%d bytes (dict %d), split: decode to %d, not the same", len(src), len(dict), len(got))
+	}
+	if h.buf != nil {
+		t.Fatal("the helper keeps the encoder's buffer")
+	}
 	return frame
 }
 
@@ -81,6 +94,28 @@ func TestRoundTrip(t *testing.T) {
 		roundTrip(t, e, noise, nil)
 		roundTrip(t, e, bytes.Repeat([]byte{'a'}, n), nil)
 	}
+}
+
+// TestSplitRepeats: a helper coding a frame's second half does not know
+// the repeat offsets there, so codes its first offsets explicitly: here
+// the first half ends with a match 1000 back, and the second starts with
+// a run that a repeat of 1, its own start's, would code.
+func TestSplitRepeats(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	noise := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	a := noise(1000)
+	src := append(noise(2*BlockSize-2000), a...)
+	src = append(src, a...)
+	src = append(src, 'b')
+	src = append(src, bytes.Repeat([]byte{'a'}, 100)...)
+	src = append(src, noise(BlockSize)...)
+	roundTrip(t, New(DefaultParams), src, nil)
 }
 
 func FuzzRoundTrip(f *testing.F) {
@@ -122,6 +157,13 @@ func TestCorpus(t *testing.T) {
 	t.Logf("%d bytes: zenc %d, klauspost level 3 %d", len(src), len(frame), k)
 	if len(frame) > k {
 		t.Errorf("zenc %d bytes, klauspost's level 3 %d", len(frame), k)
+	}
+	// In halves, the second half finds what the first holds.
+	e := New(DefaultParams)
+	split := e.AppendEncodeSplit(nil, src, nil, New(DefaultParams), true)
+	t.Logf("in halves %d bytes", len(split))
+	if len(split) > len(frame)+len(frame)/200 {
+		t.Errorf("in halves %d bytes, whole %d: more than 0.5%% more", len(split), len(frame))
 	}
 }
 
