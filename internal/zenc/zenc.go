@@ -222,18 +222,7 @@ func (e *Encoder) reset(src []byte, d *Dict) {
 	if d != nil {
 		e.rowLog = d.rowLog
 	}
-	if len(e.rows) < 1<<e.rowLog {
-		e.rows = makeRows(e.rowLog)
-	}
-	e.rep = [3]int{1, 4, 8}
-	e.fresh = 0
-	e.next = 0
-	if d == nil {
-		clear(e.rows[:1<<e.rowLog])
-		return
-	}
-	copy(e.rows, d.rows)
-	e.next = max(len(d.data)-8, 0)
+	e.resetTables(d, 0)
 }
 
 // share readies h, a helper of e, for the blocks of e's frame (just
@@ -241,18 +230,24 @@ func (e *Encoder) reset(src []byte, d *Dict) {
 // its own, which its first search fills with the positions before it.
 func (h *Encoder) share(e *Encoder, d *Dict) {
 	h.buf, h.rowLog = e.buf, e.rowLog
-	if len(h.rows) < 1<<h.rowLog {
-		h.rows = makeRows(h.rowLog)
+	h.resetTables(d, 3)
+}
+
+// resetTables readies e's rows (of e.rowLog) and repeat offsets for a
+// frame with d, its first fresh offsets to be coded explicitly.
+func (e *Encoder) resetTables(d *Dict, fresh int) {
+	if len(e.rows) < 1<<e.rowLog {
+		e.rows = makeRows(e.rowLog)
 	}
-	h.rep = [3]int{1, 4, 8}
-	h.fresh = 3
-	h.next = 0
+	e.rep = [3]int{1, 4, 8}
+	e.fresh = fresh
+	e.next = 0
 	if d == nil {
-		clear(h.rows[:1<<h.rowLog])
+		clear(e.rows[:1<<e.rowLog])
 		return
 	}
-	copy(h.rows, d.rows)
-	h.next = max(len(d.data)-8, 0)
+	copy(e.rows, d.rows)
+	e.next = max(len(d.data)-8, 0)
 }
 
 // row is the last 16 positions whose first 5 bytes hash to it, newest at
