@@ -238,7 +238,8 @@
 // a GiB archive (m2m-batch --record N, medians 17.17 -> 14.84 ms), and at
 // LevelMax took 3-4 s (8 MiB of a context model's decoding; 23 ms from
 // the copy: bench/README.md). It costs 1-2% of such a segment (0.8% of
-// the GiB archive), at LevelMax 0.3-0.7% (2.3 MB against 2 to 4 GiB of
+// the GiB archive; 1.8% since the dictionary frame holds twice a frame,
+// which made the archive 1.7% smaller all the same), at LevelMax 0.3-0.7% (2.3 MB against 2 to 4 GiB of
 // strings coded 6x); archives under some 2 GB of input (at LevelMax, some
 // 10 GB), whose segments are shorter, have none. A reader may ignore
 // copies; Decode checks each against its frame.
