@@ -407,7 +407,10 @@ const encoderWindow = 2 * maxStoreFrame
 // bytes: a frame and its dictionary, twice as large (storeFrameSize), at
 // any frame size. zenc holds them in memory as they are, keeping no more
 // history.
-func textLevel(level int) bool { return level == 3 || level == 4 }
+func textLevel(level int) bool {
+	_, ok := textParams(zstdLevel(level))
+	return ok && level != LevelMax
+}
 
 const textWindow = 3 * maxStoreFrameMax
 

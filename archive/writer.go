@@ -35,8 +35,8 @@ type Options struct {
 	MinSize int
 	// FrameSize is the most raw bytes of text a store frame holds, in MiB,
 	// 1 to 16; default 4, 16 at LevelMax; a templates frame holds half of
-	// it but at LevelMax, and at level 3 the first strings frame of a
-	// segment, the others' dictionary, twice. A read of one record decodes its
+	// it but at LevelMax, and at levels 3 and 4 the first strings frame
+	// of a segment, the others' dictionary, twice. A read of one record decodes its
 	// store frames about half through, so that smaller frames read records
 	// faster and compress worse: frames of 2 MiB read a random record of a
 	// GiB archive in about 60% of the time of 4 MiB, for 2.8% more bytes
@@ -683,8 +683,9 @@ func (w *Writer) run(cw *container.Writer) error {
 	// written in between (a dozen or so, their skeletons and index twice
 	// to the budget) must fit in the queue and the budget besides the
 	// first: with 2n jobs and 64 MiB, frames were compressed one at a
-	// time on any number of workers. At a textLevel a strings frame takes
-	// 0.2-0.4 s (zenc, its dictionary twice as long): with 4 jobs on 2
+	// time on any number of workers. At least 8 at the zstd levels too:
+	// at a textLevel a strings frame takes 0.2-0.4 s (zenc, its
+	// dictionary twice as long), and with 4 jobs on 2
 	// workers the deduper waited for each (dev100 -T2, medians of 9
 	// alternating runs: 8 jobs 1.32 s, 16 1.28, 4 1.92; 1 GiB of
 	// scrambled dev100, peak RSS 245-248 MB with 8, 256-260 with 16).

@@ -131,8 +131,10 @@ func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
 // does, but for its blocks from the middle on, coded by h (an Encoder of
 // e's parameters) at the same time as e codes those before, on a
 // goroutine of its own if parallel, else after them: the same frame
-// either way, a few bytes longer than AppendEncode's (h's first three
-// offsets are coded explicitly). For a frame whose coding ends a run,
+// either way, within half a percent of AppendEncode's (h's first three
+// offsets are coded explicitly, and its tables hold the first half
+// whole, not as parsed: dev.jsonl as one frame 0.35% larger, the sample
+// and dev's archive a little smaller). For a frame whose coding ends a run,
 // with a core free for it: h hashes the first half again.
 func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parallel bool) []byte {
 	mid := (len(src)/2 + BlockSize - 1) / BlockSize * BlockSize
