@@ -724,7 +724,7 @@ func (e *frameEncoder) appendText(dst, raw, dict []byte, dictBlock int) []byte {
 
 // splitMin is the least last frame appendText codes in halves: a strings
 // frame (templates frames hold under 2 MiB), whose coding takes long
-// enough to pay for a second encoder's tables, made and faulted in (11
+// enough to pay for a second encoder's tables, made and faulted in (12
 // MiB at 2^17 rows).
 const splitMin = 2 << 20
 

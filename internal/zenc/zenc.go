@@ -51,7 +51,7 @@ var DefaultParams = Params{RowLog: 17, Search: 16, Depth: 2, Skip: 8}
 type Encoder struct {
 	p      Params
 	rowLog uint // this frame's: p.RowLog, or less for a small frame alone
-	rows   []row
+	rows   rows
 	next   int    // the first position not yet in the tables
 	buf    []byte // the dictionary, then the input
 	rep    [3]int // the repeat offsets, as the decoder keeps them
@@ -91,7 +91,7 @@ type Dict struct {
 	id     uint32
 	p      Params
 	rowLog uint
-	rows   []row
+	rows   rows
 }
 
 // minRowLog is the least rowLog of a frame.
@@ -114,9 +114,12 @@ func NewDict(data []byte, dictID uint32, p Params) *Dict {
 	return &Dict{data: data, id: dictID, p: p, rowLog: rowLog, rows: e.rows}
 }
 
-func makeRows(rowLog uint) []row {
+func makeRows(rowLog uint) rows {
 	// Read at random: in huge pages, far fewer misses of the TLB.
-	return huge.Touch(huge.Slice[row](1 << rowLog))
+	return rows{
+		tags: huge.Touch(huge.Slice[tagRow](1 << rowLog)),
+		pos:  huge.Touch(huge.Slice[[16]int32](1 << rowLog)),
+	}
 }
 
 // AppendEncode appends src as one zstd frame to dst, with d as its
@@ -238,29 +241,40 @@ func (h *Encoder) share(e *Encoder, d *Dict) {
 // resetTables readies e's rows (of e.rowLog) and repeat offsets for a
 // frame with d, its first fresh offsets to be coded explicitly.
 func (e *Encoder) resetTables(d *Dict, fresh int) {
-	if len(e.rows) < 1<<e.rowLog {
+	if len(e.rows.tags) < 1<<e.rowLog {
 		e.rows = makeRows(e.rowLog)
 	}
 	e.rep = [3]int{1, 4, 8}
 	e.fresh = fresh
 	e.next = 0
 	if d == nil {
-		clear(e.rows[:1<<e.rowLog])
+		clear(e.rows.tags[:1<<e.rowLog])
+		clear(e.rows.pos[:1<<e.rowLog])
 		return
 	}
-	copy(e.rows, d.rows)
+	copy(e.rows.tags, d.rows.tags)
+	copy(e.rows.pos, d.rows.pos)
 	e.next = max(len(d.data)-8, 0)
 }
 
-// row is the last 16 positions whose first 5 bytes hash to it, newest at
-// head, each with 8 more bits of its hash (tags), which a search compares
-// 8 at a time before it reads any candidate's bytes: zstd's row-based
-// match finder, which misses the cache about twice a search where a hash
-// chain misses it at every link.
-type row struct {
+// rows are, for each hash, the last 16 positions whose first 5 bytes
+// hash to it (pos, each a position + 1, 0 for none), newest at its
+// tagRow's head, each with 8 more bits of its hash (tags), which a search
+// compares 8 at a time before it reads any candidate's bytes: zstd's
+// row-based match finder, which misses the cache about twice a search
+// where a hash chain misses it at every link. A row's tags and head share
+// a cache line, and its positions fill one: in one struct of 84 bytes,
+// a search missed twice or three times, once for the head alone.
+type rows struct {
+	tags []tagRow
+	pos  [][16]int32
+}
+
+// tagRow is a row's tags and head, 32 bytes: two to a cache line.
+type tagRow struct {
 	tags [16]byte
-	pos  [16]int32 // a position + 1; 0: none
 	head uint8
+	_    [15]byte
 }
 
 // hash5 hashes the 5 bytes at p: its row, and its tag.
@@ -270,6 +284,11 @@ func (e *Encoder) hash5(p int) (uint32, byte) {
 	return uint32(h >> (64 - e.rowLog)), byte(h >> (56 - e.rowLog))
 }
 
+// prefetchRow reads row r's cache lines ahead.
+func (e *Encoder) prefetchRow(r uint32) {
+	prefetch2(&e.rows.tags[r].tags[0], (*byte)(unsafe.Pointer(&e.rows.pos[r])))
+}
+
 // insert adds the positions from e.next up to end to the rows.
 func (e *Encoder) insert(end int) {
 	end = min(end, len(e.buf)-7) // hash5 reads 8 bytes
@@ -277,15 +296,15 @@ func (e *Encoder) insert(end int) {
 		// A match's edges (skip): rows at random, their misses overlapped.
 		for p := e.next; p < end; p++ {
 			r, _ := e.hash5(p)
-			prefetch(unsafe.Pointer(&e.rows[r]))
+			e.prefetchRow(r)
 		}
 	}
 	for p := e.next; p < end; p++ {
 		r, tag := e.hash5(p)
-		w := &e.rows[r]
+		w := &e.rows.tags[r]
 		w.head = (w.head - 1) & 15
 		w.tags[w.head] = tag
-		w.pos[w.head] = int32(p + 1)
+		e.rows.pos[r][w.head] = int32(p + 1)
 	}
 	e.next = max(e.next, end)
 }
@@ -333,11 +352,11 @@ func (e *Encoder) count(a, b, end int) int {
 func (e *Encoder) search(p, end int) (ml, off int) {
 	e.insert(p)
 	r, tag := e.hash5(p)
-	w := &e.rows[r]
+	w := &e.rows.tags[r]
 	if p+searchAhead+8 <= len(e.buf) {
 		// The row of a position soon searched.
 		r2, _ := e.hash5(p + searchAhead)
-		prefetch(unsafe.Pointer(&e.rows[r2]))
+		e.prefetchRow(r2)
 	}
 	// Bytes of the tags equal to tag: the high bit of each zero byte of x.
 	const lo7 = 0x7F7F7F7F7F7F7F7F
@@ -355,15 +374,16 @@ func (e *Encoder) search(p, end int) (ml, off int) {
 	// the cache overlap, where checked one by one each would wait for the
 	// last (as zstd does).
 	var cands [16]int32
+	pos := &e.rows.pos[r]
 	n := 0
 	for ; hits != 0 && n < e.p.Search; n++ {
 		i := (bits.TrailingZeros16(hits) + int(w.head)) & 15
 		hits &= hits - 1
-		m := w.pos[i] - 1
+		m := pos[i] - 1
 		cands[n] = m
-		if m >= 0 && int(m) < len(e.buf) {
-			prefetch(unsafe.Pointer(&e.buf[m]))
-		}
+	}
+	if n > 0 {
+		prefetchAt(unsafe.SliceData(e.buf), &cands[0], n)
 	}
 	for _, m := range cands[:n] {
 		m := int(m)
@@ -446,7 +466,7 @@ func (e *Encoder) parse(start, end int) {
 		// The rows of the next searches, not read ahead by the last ones.
 		for q := p; q < min(p+searchAhead, len(e.buf)-7); q++ {
 			r, _ := e.hash5(q)
-			prefetch(unsafe.Pointer(&e.rows[r]))
+			e.prefetchRow(r)
 		}
 		e.addSeq(anchor, at, ml, off)
 		anchor = p
