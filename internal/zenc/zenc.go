@@ -151,8 +151,9 @@ func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parall
 		h.fill(base + mid)
 		h.out = h.appendBlocks(h.out[:0], base, mid, len(src), true)
 	}
-	done := make(chan struct{})
+	var done chan struct{}
 	if parallel {
+		done = make(chan struct{})
 		go func() {
 			second()
 			close(done)
@@ -160,7 +161,7 @@ func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parall
 	}
 	dst = e.appendHeader(dst, src, d)
 	dst = e.appendBlocks(dst, base, 0, mid, false)
-	if parallel {
+	if done != nil {
 		<-done
 	} else {
 		second()
