@@ -221,6 +221,14 @@ func (e *Encoder) appendBlocks(dst []byte, base, start, end int, last bool) []by
 
 // reset readies e's tables for a frame of src with d.
 func (e *Encoder) reset(src []byte, d *Dict) {
+	n := len(src)
+	if d != nil {
+		n += len(d.data)
+	}
+	if cap(e.buf) < n {
+		// Grown by append, fresh memory faults a 4 KiB page at a time.
+		e.buf = huge.Bytes(n)
+	}
 	e.buf = e.buf[:0]
 	if d != nil {
 		e.buf = append(e.buf, d.data...)
