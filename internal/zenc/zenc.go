@@ -365,8 +365,11 @@ func (e *Encoder) skip(p int) {
 	e.insert(p)
 }
 
-// searchAhead is how far ahead of a search the row it reads ahead is.
-const searchAhead = 4
+// searchAhead is how far ahead of a search the row it reads ahead is:
+// with a row's two lines asked for at once, 8 codes dev's and dev100's
+// strings frames in 0.93x and 0.95x the time of 4 (paired medians of 10
+// alternating runs; 2 and 12 no better).
+const searchAhead = 8
 
 // goodLen is a match long enough to take as it is: no more candidates
 // are tried for a longer one, and no later start for a better one.
