@@ -1,26 +1,47 @@
 package zenc
 
 import (
+	"os"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 )
 
 // BenchmarkEncode codes the file M2M_ZENC_FILE (or the embedded sample) with
-// this package and with klauspost's level 3, for the same bytes.
+// this package and with klauspost's level 3, for the same bytes, with the
+// file M2M_ZENC_DICT as their raw dictionary if set (a strings frame of an
+// archive and its segment's first frame, say; its Dict made once).
 func BenchmarkEncode(b *testing.B) {
 	src := corpus(b)
+	var dict []byte
+	if name := os.Getenv("M2M_ZENC_DICT"); name != "" {
+		var err error
+		if dict, err = os.ReadFile(name); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.Run("impl=zenc", func(b *testing.B) {
 		e := New(DefaultParams)
+		var d *Dict
+		if dict != nil {
+			d = NewDict(dict, 1, DefaultParams)
+		}
 		var out []byte
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
-			out = e.AppendEncode(out[:0], src, nil)
+			out = e.AppendEncode(out[:0], src, d)
 		}
 		b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
 	})
 	b.Run("impl=klauspost-3", func(b *testing.B) {
-		z, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(16<<20), zstd.WithLowerEncoderMem(true))
+		opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(16 << 20), zstd.WithLowerEncoderMem(true)}
+		if dict != nil {
+			opts = append(opts, zstd.WithEncoderDictRaw(1, dict))
+		}
+		z, err := zstd.NewWriter(nil, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
 		var out []byte
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
