@@ -59,8 +59,8 @@
 //	ends      = uvarint steps | uvarint count * steps
 //
 // A frame's coder is 0 (stored: data is the raw bytes), 1 (zstd) or 2
-// (package ppm's one-shot data: LevelMax's skeletons, strings and
-// templates; its crcs and index frames stay zstd's). dict is 0, or 1 +
+// (package ppm's one-shot data: LevelMax's frames, each where it is
+// smaller than zstd's level 3 makes it; random CRC-32s stored). dict is 0, or 1 +
 // the number of an earlier block of the same stream whose frame is the
 // dictionary of this one: for zstd (a raw dictionary), its raw bytes, or
 // if it is a words frame (below) its coded text; for ppm, the first 8 MiB

@@ -247,15 +247,14 @@ func plainOptions(n int) []zstd.EOption {
 }
 
 // zstdLevel is the zstd level of an archive level. LevelMax's zstd frames
-// but its index frames (numbers' columns, and the coding of each frame
-// that is kept where it beats ppm's) are level 3's, its index frames level
-// 4's, in one encoder for the workers (dictEncoders.index): level 4's
-// encoders hold 34 MiB of tables each, one a worker, and with them a
-// --max -T2 run of 315 MB peaked at 1.12 GB, over its target (its two
-// models and 256 MiB, 1,024 MiB); logs of numbers compress 2-2.8x faster
-// at level 3, for 0.01-0.45% more bytes, while the index of a log of
-// streamed chunks (a record a chunk) took 25% more at level 3
-// (bench/README.md, "Where that memory goes").
+// (numbers' columns, and the coding of each frame that is kept where it
+// beats ppm's) are level 3's: level 4's encoders hold 34 MiB of tables
+// each, one a worker, and with them a --max -T2 run of 315 MB peaked at
+// 1.12 GB, over its target (its two models and 256 MiB, 1,024 MiB); logs
+// of numbers compress 2-2.8x faster at level 3, for 0.01-0.45% more bytes
+// (bench/README.md, "Where that memory goes"). Its index frames are ppm's
+// (appendFrame): smaller than level 4 made them on every shape of
+// bench/shapes.sh but one (55 bytes more of 1.5 MB).
 func zstdLevel(level int) zstd.EncoderLevel {
 	if level == LevelMax {
 		return zstd.SpeedBetterCompression
@@ -276,14 +275,6 @@ type dictEncoders struct {
 	workers int // the writer's
 	mu      sync.Mutex
 	idle    []*dictEncoder
-
-	// At LevelMax, the encoder of index frames (see zstdLevel), one for
-	// the workers: an index frame takes milliseconds a records block. Its
-	// tables, 34 MiB, all of them touched by any index frame, are let go
-	// when a worker starts a store frame's ppm coding, which takes
-	// seconds: two such frames at once are the peak of a run's memory.
-	indexMu sync.Mutex
-	indexZ  *zstd.Encoder
 
 	// The dictionaries of strings frames at a textLevel (appendText), made
 	// once for the workers: the latest two, by block.
@@ -310,28 +301,6 @@ func (p *dictEncoders) text(dict []byte, block int) *zenc.Dict {
 	d := zenc.NewDict(dict, dictID, params)
 	p.textDicts[1], p.textDicts[0] = p.textDicts[0], textDict{block, d}
 	return d
-}
-
-// index returns LevelMax's encoder of index frames, locked, and the
-// function that unlocks it.
-func (p *dictEncoders) index() (*zstd.Encoder, func(), error) {
-	p.indexMu.Lock()
-	if p.indexZ == nil {
-		var err error
-		if p.indexZ, err = newZstd(zstd.SpeedBestCompression, plainOptions(0)...); err != nil {
-			p.indexMu.Unlock()
-			return nil, nil, err
-		}
-	}
-	return p.indexZ, p.indexMu.Unlock, nil
-}
-
-// dropIndex lets the encoder of index frames go, to be made again when
-// next needed.
-func (p *dictEncoders) dropIndex() {
-	p.indexMu.Lock()
-	p.indexZ = nil
-	p.indexMu.Unlock()
 }
 
 type dictEncoder struct {
@@ -434,17 +403,21 @@ func textParams(z zstd.EncoderLevel) (zenc.Params, bool) {
 // raw bytes of the frame in block dictBlock) if dict is not nil. Raw bytes
 // that do not compress are stored.
 func (e *frameEncoder) appendFrame(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
-	if s == StreamIndex {
-		return e.appendCoded(dst, raw, s, dict, dictBlock)
-	}
-	if e.ppmMemory > 0 && (s == StreamStrings || s == StreamTemplates) {
-		e.dicts.dropIndex() // a store frame's ppm coding: see dictEncoders.indexZ
-	}
 	start := len(dst)
-	dst, err := e.appendSplit(dst, raw, s, dict, dictBlock)
+	var err error
+	if s == StreamIndex {
+		// Columns of varints and the records' CRC-32s: not a shape
+		// appendSplit takes apart.
+		dst, err = e.appendCoded(dst, raw, s, dict, dictBlock)
+	} else {
+		dst, err = e.appendSplit(dst, raw, s, dict, dictBlock)
+	}
 	if err != nil || e.ppmMemory == 0 {
 		return dst, err
 	}
+	// At LevelMax every frame is coded by ppm, index frames too (dev100's
+	// 106,788 bytes at zstd's level 4, 100,008 so; a log of streamed
+	// chunks, a record a chunk, 3.9% smaller), and by zstd at level 3.
 	// Text whose redundancy is long repeats rather than its next byte
 	// (token ids of conversations that share their first turns:
 	// bench/traffic -kind tokens) takes an LZ coder better than a
@@ -665,21 +638,13 @@ func (e *frameEncoder) appendTransformed(dst, text, cols []byte, rawLen int, fla
 
 // appendCoded appends raw as a frame of its stream's coder.
 func (e *frameEncoder) appendCoded(dst, raw []byte, s int, dict []byte, dictBlock int) ([]byte, error) {
-	if e.ppmMemory > 0 && s != StreamIndex {
+	if e.ppmMemory > 0 {
 		return e.appendPPM(dst, raw, dict, dictBlock)
 	}
 	if _, ok := textParams(e.level); ok && (s == StreamStrings || s == StreamTemplates) && len(dict)+len(raw) <= textWindow {
 		return e.appendText(dst, raw, dict, dictBlock), nil
 	}
 	z := e.plain(len(raw))
-	if s == StreamIndex && e.ppmMemory > 0 && len(raw) <= encoderWindow {
-		iz, unlock, err := e.dicts.index()
-		if err != nil {
-			return dst, err
-		}
-		defer unlock()
-		z = iz
-	}
 	if dict != nil {
 		de, err := e.dicts.get(dict, dictBlock)
 		if err != nil {
