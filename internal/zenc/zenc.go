@@ -300,34 +300,38 @@ func (e *Encoder) prefetchRow(r uint32) {
 	prefetch2(&e.rows.tags[r].tags[0], (*byte)(unsafe.Pointer(&e.rows.pos[r])))
 }
 
-// insert adds the positions from e.next up to end to the rows.
+// insert adds the positions from e.next up to end to the rows: one, the
+// position before a search, whose row that search read ahead; more, a
+// match's edges (skip) or a dictionary, by fill.
 func (e *Encoder) insert(end int) {
 	end = min(end, len(e.buf)-7) // hash5 reads 8 bytes
-	if end-e.next > 1 && end-e.next <= 2*skipEdge {
-		// A match's edges (skip): rows at random, their misses overlapped.
-		for p := e.next; p < end; p++ {
-			r, _ := e.hash5(p)
-			e.prefetchRow(r)
-		}
+	if end-e.next > 1 {
+		e.fill(end)
+		return
 	}
 	for p := e.next; p < end; p++ {
 		r, tag := e.hash5(p)
-		w := &e.rows.tags[r]
-		w.head = (w.head - 1) & 15
-		w.tags[w.head] = tag
-		e.rows.pos[r][w.head] = int32(p + 1)
+		e.add(p, r, tag)
 	}
 	e.next = max(e.next, end)
+}
+
+// add adds position p, of hash r and tag, to its row, as the newest.
+func (e *Encoder) add(p int, r uint32, tag byte) {
+	w := &e.rows.tags[r]
+	w.head = (w.head - 1) & 15
+	w.tags[w.head] = tag
+	e.rows.pos[r][w.head] = int32(p + 1)
 }
 
 // fillAhead is how many positions ahead of the one fill adds it asks
 // for a row.
 const fillAhead = 16
 
-// fill adds the positions from e.next up to end to the rows, as insert
-// does, for a long run of them (a dictionary, the first half of a frame
-// split): each row is a miss of the cache, asked for fillAhead positions
-// before it is written, so that the misses overlap.
+// fill adds the positions from e.next up to end to the rows, for a run
+// of them (a match's edges, a dictionary, the first half of a frame
+// split): each row is a miss of the cache, asked for up to fillAhead
+// positions before it is written, so that the misses overlap.
 func (e *Encoder) fill(end int) {
 	end = min(end, len(e.buf)-7) // hash5 reads 8 bytes
 	var ring [fillAhead]struct {
@@ -346,10 +350,7 @@ func (e *Encoder) fill(end int) {
 			h.r, h.tag = e.hash5(q)
 			e.prefetchRow(h.r)
 		}
-		w := &e.rows.tags[r]
-		w.head = (w.head - 1) & 15
-		w.tags[w.head] = tag
-		e.rows.pos[r][w.head] = int32(p + 1)
+		e.add(p, r, tag)
 	}
 	e.next = max(e.next, end)
 }
