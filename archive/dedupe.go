@@ -155,7 +155,7 @@ func (j *blockJob) compress(e *frameEncoder) error {
 		// raw bytes.
 		text, head := j.raw, []byte(nil)
 		if j.words != nil {
-			j.words.get(e.small)
+			j.words.get(e.encodePlain)
 			if j.words.table != nil {
 				text, head = j.words.coded(), j.words.head
 			}

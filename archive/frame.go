@@ -156,12 +156,11 @@ const dictID = 1
 // A frameEncoder compresses frames: one per worker.
 type frameEncoder struct {
 	// ppmMemory is the most model memory, in MiB, a ppm frame gets; 0
-	// means zstd frames at level. Index frames are zstd's at any level:
-	// they are lengths and checksums, which a context model hardly
-	// shrinks, and -l and a read of one record decode them.
+	// means zstd frames at level.
 	ppmMemory int
 	level     zstd.EncoderLevel
-	small     *zstd.Encoder // no dictionary, frames up to encoderWindow
+	small     *zstd.Encoder // no dictionary, frames up to encoderWindow; made when first needed
+	fast      *zenc.Encoder // in small's place at a textLevel (encodePlain); made when first needed
 	text      *zenc.Encoder // strings and templates frames at a textLevel; made when first needed
 	helper    *zenc.Encoder // text's, for the second half of a last frame (appendText)
 	last      bool          // the frame being made is its stream's last (blockJob.last)
@@ -169,17 +168,8 @@ type frameEncoder struct {
 	dicts     *dictEncoders // frames with a dictionary, shared by the workers
 }
 
-func newFrameEncoder(level, ppmMemory int, dicts *dictEncoders) (*frameEncoder, error) {
-	e := &frameEncoder{level: zstdLevel(level), ppmMemory: ppmMemory, dicts: dicts}
-	if z, ok := smallEncoders[e.level].Get().(*zstd.Encoder); ok {
-		e.small = z
-		return e, nil
-	}
-	var err error
-	if e.small, err = newZstd(e.level, plainOptions(0)...); err != nil {
-		return nil, err
-	}
-	return e, nil
+func newFrameEncoder(level, ppmMemory int, dicts *dictEncoders) *frameEncoder {
+	return &frameEncoder{level: zstdLevel(level), ppmMemory: ppmMemory, dicts: dicts}
 }
 
 // Encoders outlive their writer, for the next writer of the process: made
@@ -197,14 +187,19 @@ var (
 
 // release gives e's encoders to the pool, for another writer.
 func (e *frameEncoder) release() {
-	smallEncoders[e.level].Put(e.small)
+	if e.small != nil {
+		smallEncoders[e.level].Put(e.small)
+	}
+	if e.fast != nil {
+		fastEncoders.Put(e.fast)
+	}
 	if e.text != nil {
 		textEncoders[e.level].Put(e.text)
 	}
 	if e.helper != nil {
 		textEncoders[e.level].Put(e.helper)
 	}
-	e.small, e.large, e.text, e.helper = nil, nil, nil, nil
+	e.small, e.fast, e.large, e.text, e.helper = nil, nil, nil, nil, nil
 }
 
 // textEncoders are the encoders of strings and templates frames
@@ -227,16 +222,61 @@ var textEncoders [zstd.SpeedBestCompression + 1]sync.Pool
 // memory: TestMemoryBound).
 func (e *frameEncoder) plain(n int) *zstd.Encoder {
 	if n <= encoderWindow {
+		if e.small == nil {
+			if e.small, _ = smallEncoders[e.level].Get().(*zstd.Encoder); e.small == nil {
+				e.small = mustZstd(e.level, plainOptions(0)...)
+			}
+		}
 		return e.small
 	}
 	if e.large == nil {
-		var err error
-		if e.large, err = newZstd(e.level, plainOptions(n)...); err != nil {
-			panic(err) // only bad options fail, and these are fixed
-		}
+		e.large = mustZstd(e.level, plainOptions(n)...)
 	}
 	return e.large
 }
+
+// mustZstd is newZstd for options that are fixed: only bad options fail.
+func mustZstd(level zstd.EncoderLevel, opts ...zstd.EOption) *zstd.Encoder {
+	z, err := newZstd(level, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return z
+}
+
+// encodePlain appends src as a zstd frame with no dictionary: at a
+// textLevel, up to encoderWindow bytes, by zenc (fastParams), else by
+// plain's encoder. Those frames (skeletons, index frames, numbers'
+// columns, a segment's word list, the samples splitPays and shapePays
+// code) are a few percent of an archive's input, and klauspost's level 3
+// coded them with 4 MiB of tables a worker, fresh memory it reads before
+// it writes: each page faulted twice, the second time with a TLB flush of
+// every core the process runs on, which on a small input was most of the
+// run (bench/README.md, "Every frame by zenc").
+func (e *frameEncoder) encodePlain(dst, src []byte) []byte {
+	if _, ok := textParams(e.level); !ok || e.ppmMemory > 0 || len(src) > encoderWindow {
+		return e.plain(len(src)).EncodeAll(src, dst)
+	}
+	if e.fast == nil {
+		if z, ok := fastEncoders.Get().(*zenc.Encoder); ok {
+			e.fast = z
+		} else {
+			e.fast = zenc.New(fastParams)
+		}
+	}
+	return e.fast.AppendEncode(dst, src, nil)
+}
+
+// fastParams are zenc's parameters for the frames encodePlain codes: one
+// step of lazy parsing, 16 candidates. On dev100's skeletons frames 6%
+// smaller than klauspost's level 3, at half its speed (105 against 216
+// MB/s: 5.1 MB of skeletons, some 25 ms more), and faster than it on
+// frames under some 100 KB, whose tables zenc sizes to the frame.
+var fastParams = zenc.Params{RowLog: 17, Search: 16, Depth: 1, Skip: 6}
+
+// fastEncoders are the encoders of encodePlain (*zenc.Encoder), for any
+// level.
+var fastEncoders sync.Pool
 
 // plainOptions are the options of plain's encoder of a frame of n bytes.
 func plainOptions(n int) []zstd.EOption {
@@ -574,11 +614,11 @@ func (e *frameEncoder) splitPays(raw []byte) bool {
 	out := getBuf(len(sample))
 	defer func() { putBuf(text); putBuf(cols); putBuf(out) }()
 	text, cols, _, _ = numcol.Split(text, cols, sample, numcol.Tokens|numcol.Times)
-	out = e.plain(len(sample)).EncodeAll(sample, out)
+	out = e.encodePlain(out, sample)
 	plain := len(out)
 	noise := numcol.NoiseLen(cols)
-	out = e.plain(len(sample)).EncodeAll(text, out[:0])
-	out = e.plain(len(sample)).EncodeAll(cols[:len(cols)-noise], out)
+	out = e.encodePlain(out[:0], text)
+	out = e.encodePlain(out, cols[:len(cols)-noise])
 	split := len(out) + noise
 	return split < plain-plain/32
 }
@@ -588,11 +628,16 @@ const shapeSample = 128 << 10
 
 // shapePays reports whether shaping raw, a templates frame, makes it a
 // tenth smaller at the zstd levels, judged on its first entries, up to
-// shapeSample bytes of them: coding the whole frame both ways made
-// dev100's compression ~15% slower. A sample of 128 KiB decides as one of
-// 512 KiB did on every frame of bench/shapes.sh's shapes and
-// bench/traffic's (shaped 0.77-0.82x or 1.07-2.0x the plain coding, the
-// bar 0.9x).
+// shapeSample bytes of them, coded by encodePlain: coding the whole frame
+// both ways made dev100's compression ~15% slower. A sample understates
+// what shaping gains on its frame (columns grow with the frame), the more
+// so as its coder is strong: by zenc, the samples of the frames whose
+// whole coding shaping makes 0.80-0.81x are 0.94-0.95x, where those of
+// frames it does not make a tenth smaller (0.96-2.9x) are 1.04x or more,
+// every templates frame of bench/shapes.sh's shapes of dev.jsonl, of
+// dev100.jsonl and of bench/traffic's; so the bar on the sample is a
+// 32nd (bench/README.md, "Every frame by zenc"). (By klauspost's level 3
+// those samples were 0.77-0.86x and 1.02x or more, the bar a tenth.)
 func (e *frameEncoder) shapePays(raw []byte) bool {
 	sample := raw[:bytes.LastIndexByte(raw[:min(len(raw), shapeSample)], markEnd)+1]
 	if len(sample) == 0 {
@@ -601,10 +646,10 @@ func (e *frameEncoder) shapePays(raw []byte) bool {
 	shapedText := appendShaped(getBuf(len(sample)+len(sample)/8), sample)
 	out := getBuf(len(sample))
 	defer func() { putBuf(shapedText); putBuf(out) }()
-	out = e.plain(len(sample)).EncodeAll(sample, out)
+	out = e.encodePlain(out, sample)
 	plain := len(out)
-	out = e.plain(len(sample)).EncodeAll(shapedText, out[:0])
-	return len(out) < plain-plain/10
+	out = e.encodePlain(out[:0], shapedText)
+	return len(out) < plain-plain/32
 }
 
 // appendTransformed appends a frame of flags: text (raw, or what numcol
@@ -630,7 +675,7 @@ func (e *frameEncoder) appendTransformed(dst, text, cols []byte, rawLen int, fla
 		noise := numcol.NoiseLen(cols)
 		body = varint.AppendUvarint64(body, uint64(len(cols)))
 		body = varint.AppendUvarint64(body, uint64(noise))
-		body = e.plain(len(cols)-noise).EncodeAll(cols[:len(cols)-noise], body)
+		body = e.encodePlain(body, cols[:len(cols)-noise])
 		body = append(body, cols[len(cols)-noise:]...)
 	}
 	return append(appendFrameHeader(dst, f.coder|flags, f.dict, rawLen, len(body)), body...), nil
@@ -644,18 +689,15 @@ func (e *frameEncoder) appendCoded(dst, raw []byte, s int, dict []byte, dictBloc
 	if _, ok := textParams(e.level); ok && (s == StreamStrings || s == StreamTemplates) && len(dict)+len(raw) <= textWindow {
 		return e.appendText(dst, raw, dict, dictBlock), nil
 	}
-	z := e.plain(len(raw))
-	if dict != nil {
-		de, err := e.dicts.get(dict, dictBlock)
-		if err != nil {
-			return dst, err
-		}
-		defer e.dicts.put(de)
-		z = de.z
-	} else {
-		dictBlock = -1
+	if dict == nil {
+		return appendZstdFrame(dst, raw, -1, func(dst []byte) []byte { return e.encodePlain(dst, raw) }), nil
 	}
-	return appendZstd(dst, raw, z, dictBlock), nil
+	de, err := e.dicts.get(dict, dictBlock)
+	if err != nil {
+		return dst, err
+	}
+	defer e.dicts.put(de)
+	return appendZstd(dst, raw, de.z, dictBlock), nil
 }
 
 // appendText appends raw, a strings or templates frame at a textLevel,
@@ -715,7 +757,7 @@ func (e *frameEncoder) appendPlainText(dst, text []byte) []byte {
 	if e.ppmMemory == 0 {
 		return append(appendFrameHeader(dst, coderStored, -1, len(text), len(text)), text...)
 	}
-	return appendZstd(dst, text, e.plain(len(text)), -1)
+	return appendZstdFrame(dst, text, -1, func(dst []byte) []byte { return e.encodePlain(dst, text) })
 }
 
 // appendZstd appends the frame of raw coded by z, with block dictBlock as

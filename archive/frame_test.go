@@ -212,10 +212,7 @@ func TestSmallHistory(t *testing.T) {
 		big = append(big, text[min(i, j):max(i, j)]...)
 	}
 	for _, level := range []int{1, 3, 4} {
-		e, err := newFrameEncoder(level, 0, &dictEncoders{level: zstdLevel(level)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := newFrameEncoder(level, 0, &dictEncoders{level: zstdLevel(level)})
 		def, err := newZstd(zstdLevel(level))
 		if err != nil {
 			t.Fatal(err)
@@ -240,5 +237,33 @@ func TestSmallHistory(t *testing.T) {
 			t.Errorf("level %d: a frame with a dictionary: %d bytes, the default encoder's %d", level, len(got), len(want))
 		}
 		e.dicts.put(de)
+	}
+}
+
+// TestEncodePlain: at a textLevel, frames with no dictionary up to the
+// window are coded by zenc, and no klauspost encoder is made for them
+// (its tables are what a small run faulted in); at level 1 by klauspost's.
+// Either way the frame is zstd's, the bytes back.
+func TestEncodePlain(t *testing.T) {
+	raw := sample.JSONL()
+	d, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, c := range []struct {
+		level int
+		zenc  bool
+	}{{1, false}, {3, true}, {4, true}} {
+		e := newFrameEncoder(c.level, 0, &dictEncoders{level: zstdLevel(c.level)})
+		packed := e.encodePlain([]byte("x"), raw)
+		if got := e.fast != nil && e.small == nil; got != c.zenc {
+			t.Errorf("level %d: by zenc %v, want %v", c.level, got, c.zenc)
+		}
+		back, err := d.DecodeAll(packed[1:], nil)
+		if err != nil || !bytes.Equal(back, raw) || packed[0] != 'x' {
+			t.Fatalf("level %d: %d bytes back of %d, %v", c.level, len(back), len(raw), err)
+		}
+		e.release()
 	}
 }

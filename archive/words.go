@@ -4,8 +4,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/m2m-go/m2m/varint"
 	"github.com/m2m-go/m2m/words"
 )
@@ -64,9 +62,9 @@ type segmentWords struct {
 	workers   int // how many goroutines code text
 }
 
-// get makes the table and the stored table, the list compressed by z, the
+// get makes the table and the stored table, the list compressed by encode, the
 // first time.
-func (sw *segmentWords) get(z *zstd.Encoder) {
+func (sw *segmentWords) get(encode func(dst, src []byte) []byte) {
 	sw.tableOnce.Do(func() {
 		sw.table = words.Choose(sw.raw, jsonCodes, wordsMinUses)
 		if sw.table == nil {
@@ -75,7 +73,7 @@ func (sw *segmentWords) get(z *zstd.Encoder) {
 		list := sw.table.AppendList(nil)
 		sw.head = sw.table.AppendHeader(nil)
 		sw.head = varint.AppendUvarint64(sw.head, uint64(len(list)))
-		sw.head = z.EncodeAll(list, sw.head)
+		sw.head = encode(sw.head, list)
 	})
 }
 
@@ -97,7 +95,7 @@ func (sw *segmentWords) coded() []byte {
 // dictBlock. A segment with no table, or a frame whose coded text does
 // not compress, is appended as appendFrame does.
 func (e *frameEncoder) appendWords(dst, raw []byte, s int, sw *segmentWords, own bool, dictBlock int) ([]byte, error) {
-	sw.get(e.small) // a word list, far under the window
+	sw.get(e.encodePlain)
 	if sw.table == nil {
 		var dict []byte
 		if !own {
@@ -130,7 +128,7 @@ func (e *frameEncoder) appendWords(dst, raw []byte, s int, sw *segmentWords, own
 		// The segment's other frames take this one's table and coded
 		// text, whether they compress or not: a zstd frame all the same.
 		dst = appendFrameHeader(dst[:start], coderZstd, -1, len(text), 0)
-		f = frame{coder: coderZstd, dict: -1, data: e.plain(len(text)).EncodeAll(text, nil)}
+		f = frame{coder: coderZstd, dict: -1, data: e.encodePlain(nil, text)}
 		dst = append(dst, f.data...)
 	}
 	var head []byte

@@ -117,10 +117,7 @@ func TestWordsStored(t *testing.T) {
 		raw = append(raw, byte(0x80+rng.IntN(0x80)))
 	}
 	raw = append(raw, markEnd)
-	e, err := newFrameEncoder(3, 0, &dictEncoders{level: zstdLevel(3)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newFrameEncoder(3, 0, &dictEncoders{level: zstdLevel(3)})
 	sw := &segmentWords{raw: raw}
 	packed, err := e.appendWords(nil, raw, StreamStrings, sw, true, -1)
 	if err != nil {

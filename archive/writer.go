@@ -709,10 +709,7 @@ func (w *Writer) run(cw *container.Writer) error {
 			},
 			func(i int, j *blockJob, send func(*blockJob, int) error) error {
 				if encoders[i] == nil {
-					var err error
-					if encoders[i], err = newFrameEncoder(w.o.level(), w.o.ppmMemory(), dicts); err != nil {
-						return err
-					}
+					encoders[i] = newFrameEncoder(w.o.level(), w.o.ppmMemory(), dicts)
 				}
 				if err := j.compress(encoders[i]); err != nil {
 					return err
