@@ -191,7 +191,7 @@ func (e *frameEncoder) release() {
 		smallEncoders[e.level].Put(e.small)
 	}
 	if e.fast != nil {
-		fastEncoders.Put(e.fast)
+		fastEncoders[e.level].Put(e.fast)
 	}
 	if e.text != nil {
 		textEncoders[e.level].Put(e.text)
@@ -245,7 +245,7 @@ func mustZstd(level zstd.EncoderLevel, opts ...zstd.EOption) *zstd.Encoder {
 }
 
 // encodePlain appends src as a zstd frame with no dictionary: at a
-// textLevel, up to encoderWindow bytes, by zenc (fastParams), else by
+// textLevel, up to encoderWindow bytes, by zenc (plainParams), else by
 // plain's encoder. Those frames (skeletons, index frames, numbers'
 // columns, a segment's word list, the samples splitPays and shapePays
 // code) are a few percent of an archive's input, and klauspost's level 3
@@ -258,25 +258,30 @@ func (e *frameEncoder) encodePlain(dst, src []byte) []byte {
 		return e.plain(len(src)).EncodeAll(src, dst)
 	}
 	if e.fast == nil {
-		if z, ok := fastEncoders.Get().(*zenc.Encoder); ok {
-			e.fast = z
-		} else {
-			e.fast = zenc.New(fastParams)
+		if e.fast, _ = fastEncoders[e.level].Get().(*zenc.Encoder); e.fast == nil {
+			e.fast = zenc.New(plainParams(e.level))
 		}
 	}
 	return e.fast.AppendEncode(dst, src, nil)
 }
 
-// fastParams are zenc's parameters for the frames encodePlain codes: one
-// step of lazy parsing, 16 candidates. On dev100's skeletons frames 6%
-// smaller than klauspost's level 3, at half its speed (105 against 216
-// MB/s: 5.1 MB of skeletons, some 25 ms more), and faster than it on
-// frames under some 100 KB, whose tables zenc sizes to the frame.
-var fastParams = zenc.Params{RowLog: 17, Search: 16, Depth: 1, Skip: 6}
+// plainParams are zenc's parameters for the frames encodePlain codes at
+// zstd level z, a textLevel's: at level 3 one step of lazy parsing, 16
+// candidates, which code dev100's skeletons frames 6% smaller than
+// klauspost's level 3 at half its speed (105 against 216 MB/s: 5.1 MB of
+// skeletons, some 25 ms more), and frames under some 100 KB faster than
+// it, whose tables zenc sizes to the frame; at level 4 its text's (two
+// steps), 1% smaller again at 0.9x the speed.
+func plainParams(z zstd.EncoderLevel) zenc.Params {
+	if z == zstdLevel(4) {
+		p, _ := textParams(z)
+		return p
+	}
+	return zenc.Params{RowLog: 17, Search: 16, Depth: 1, Skip: 6}
+}
 
-// fastEncoders are the encoders of encodePlain (*zenc.Encoder), for any
-// level.
-var fastEncoders sync.Pool
+// fastEncoders are the encoders of encodePlain (*zenc.Encoder), by level.
+var fastEncoders [zstd.SpeedBestCompression + 1]sync.Pool
 
 // plainOptions are the options of plain's encoder of a frame of n bytes.
 func plainOptions(n int) []zstd.EOption {
