@@ -118,15 +118,22 @@ func TestSplitRepeats(t *testing.T) {
 	roundTrip(t, New(DefaultParams), src, nil)
 }
 
+// FuzzRoundTrip: any input, with any dictionary, comes back, under each
+// kind of parameters the archive uses (lazy2 and lazy, searched often and
+// seldom in a run of literals), with rows few enough that they overflow.
 func FuzzRoundTrip(f *testing.F) {
-	f.Add([]byte("hello hello hello world"), []byte(""))
-	f.Add(bytes.Repeat([]byte("abcabd"), 1000), []byte("abcabdabc"))
-	e := New(Params{RowLog: 8, Search: 4, Depth: 2, Skip: 8})
-	f.Fuzz(func(t *testing.T, src, dict []byte) {
+	f.Add([]byte("hello hello hello world"), []byte(""), byte(0))
+	f.Add(bytes.Repeat([]byte("abcabd"), 1000), []byte("abcabdabc"), byte(1))
+	f.Add(bytes.Repeat([]byte("{\"id\":\"a\",\"n\":1}"), 300), []byte(""), byte(2))
+	var encoders []*Encoder
+	for _, p := range []Params{{RowLog: 8, Search: 4, Depth: 2, Skip: 8}, {RowLog: 8, Search: 16, Depth: 1, Skip: 6}, {RowLog: 9, Search: 8, Depth: 1, Skip: 4}, {RowLog: 10, Search: 16, Depth: 2, Skip: 8}} {
+		encoders = append(encoders, New(p))
+	}
+	f.Fuzz(func(t *testing.T, src, dict []byte, params byte) {
 		if len(dict) == 0 {
 			dict = nil
 		}
-		roundTrip(t, e, src, dict)
+		roundTrip(t, encoders[int(params)%len(encoders)], src, dict)
 	})
 }
 
