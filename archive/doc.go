@@ -140,10 +140,10 @@
 // own zstd encoder"); with the dictionary frame twice as long and rows
 // for a window of three frames, 19.31x, level 4 19.58x ("A dictionary
 // twice a frame"). The other frames with no dictionary (skeletons, index
-// frames, numbers' columns, word lists) are zenc's too, by one step of lazy
-// parsing at level 3, two at level 4: the archive 19.38x, level 4 19.61x, and a run on a small input no longer faults
-// in klauspost's tables ("Every frame by zenc"). Any zstd decoder reads
-// them.
+// frames, numbers' columns, word lists) are zenc's too, by one step of
+// lazy parsing at level 3, two at level 4: the archive 19.38x, level 4
+// 19.61x, and a run on a small input no longer faults in klauspost's
+// tables ("Every frame by zenc"). Any zstd decoder reads them.
 //
 // ends follow the frame they describe (its skeletons, or its entries):
 // steps is raw_len/131072 + 1, and count k is how many of the frame's

@@ -762,7 +762,7 @@ func (e *frameEncoder) appendPlainText(dst, text []byte) []byte {
 	if e.ppmMemory == 0 {
 		return append(appendFrameHeader(dst, coderStored, -1, len(text), len(text)), text...)
 	}
-	return appendZstdFrame(dst, text, -1, func(dst []byte) []byte { return e.encodePlain(dst, text) })
+	return appendZstd(dst, text, e.plain(len(text)), -1)
 }
 
 // appendZstd appends the frame of raw coded by z, with block dictBlock as

@@ -62,8 +62,8 @@ type segmentWords struct {
 	workers   int // how many goroutines code text
 }
 
-// get makes the table and the stored table, the list compressed by encode, the
-// first time.
+// get makes the table and the stored table, the list compressed by
+// encode, the first time.
 func (sw *segmentWords) get(encode func(dst, src []byte) []byte) {
 	sw.tableOnce.Do(func() {
 		sw.table = words.Choose(sw.raw, jsonCodes, wordsMinUses)
