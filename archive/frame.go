@@ -271,10 +271,13 @@ func (e *frameEncoder) encodePlain(dst, src []byte) []byte {
 // klauspost's level 3 at half its speed (105 against 216 MB/s: 5.1 MB of
 // skeletons, some 25 ms more), and frames under some 100 KB faster than
 // it, whose tables zenc sizes to the frame; at level 4 its text's (two
-// steps), 1% smaller again at 0.9x the speed.
+// steps), 1% smaller again at 0.9x the speed, but parsed lazily: by price
+// dev100's archive was 0.06% smaller for 1.3x the time (bench/README.md,
+// "Level 4 parsed by price").
 func plainParams(z zstd.EncoderLevel) zenc.Params {
 	if z == zstdLevel(4) {
 		p, _ := textParams(z)
+		p.Optimal = 0
 		return p
 	}
 	return zenc.Params{RowLog: 17, Search: 16, Depth: 1, Skip: 6}
@@ -431,7 +434,10 @@ const textWindow = 3 * maxStoreFrameMax
 // textParams are zenc's parameters at zstd level z, and whether z is a
 // textLevel's: at level 4, rows of 2^18, which make dev100's archive 1.4%
 // smaller than level 3's at 1.4x its time (-T2; bench/README.md, "A
-// dictionary twice a frame").
+// dictionary twice a frame"), and blocks parsed by price, 3.0% smaller
+// again on dev100 and 2.6% on dev for 1.6x and 1.3x the time
+// (bench/README.md, "Level 4 parsed by price"): smaller than zstd -19
+// --long=27 makes both.
 func textParams(z zstd.EncoderLevel) (zenc.Params, bool) {
 	switch z {
 	case zstdLevel(3):
@@ -439,6 +445,7 @@ func textParams(z zstd.EncoderLevel) (zenc.Params, bool) {
 	case zstdLevel(4):
 		p := zenc.DefaultParams
 		p.RowLog = 18
+		p.Optimal = 64
 		return p, true
 	}
 	return zenc.Params{}, false

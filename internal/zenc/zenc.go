@@ -5,8 +5,11 @@
 // strings: on dev100's, with the same dictionaries, its frames are 9-10%
 // smaller than klauspost's level 3 ("better") makes them, as small as the
 // reference's level 9, at a fifth of klauspost's speed (bench/README.md,
-// "Our own zstd encoder"). Any zstd decoder reads them; decoding is not
-// here.
+// "Our own zstd encoder"). With Params.Optimal, blocks are parsed by
+// price over the same rows, as the reference's levels 16 and up parse
+// them ("btopt", opt.go): dev's strings 3.2% smaller again, at a third of
+// lazy2's speed ("Level 4 parsed by price"). Any zstd decoder reads them;
+// decoding is not here.
 //
 // Frames are written whole (AppendEncode), with a raw-content dictionary
 // or none, in blocks of 128 KiB of input (the last shorter), each
@@ -35,6 +38,10 @@ type Params struct {
 	Search int  // candidates tried at a position
 	Depth  int  // later starts tried for a better match: 1 (lazy) or 2 (lazy2)
 	Skip   uint // in a run of literals, a position searched every 1 + run>>Skip
+	// Optimal, if not 0, has blocks parsed by price (opt.go), not lazily
+	// (Depth and Skip then serve a frame's first block only), a match of
+	// Optimal bytes or more taken at once.
+	Optimal int
 }
 
 // DefaultParams are those chosen by measurement on the strings of LLM
@@ -69,6 +76,15 @@ type Encoder struct {
 	// not knowing the repeat offsets there, and after three explicit
 	// ones the decoder's are its own.
 	fresh int
+	// The optimal parse's (opt.go): its prices, set from the block
+	// before (priced) if any, its positions, a position's matches and
+	// the way back.
+	prices prices
+	priced bool
+	dict   *Dict // this frame's, for its first block parsed again
+	nodes  []node
+	cands  []cand
+	path   []step
 }
 
 // seq is a sequence: litLen literals, then matchLen bytes copied from
@@ -126,7 +142,9 @@ func makeRows(rowLog uint) rows {
 func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
 	e.reset(src, d)
 	dst = e.appendHeader(dst, src, d)
-	return e.appendBlocks(dst, e.base(d), 0, len(src), true)
+	dst = e.appendBlocks(dst, e.base(d), 0, len(src), true)
+	e.dict = nil
+	return dst
 }
 
 // AppendEncodeSplit appends src as one zstd frame to dst, as AppendEncode
@@ -166,6 +184,7 @@ func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parall
 	} else {
 		second()
 	}
+	e.dict, h.dict = nil, nil
 	return append(dst, h.out...)
 }
 
@@ -257,6 +276,8 @@ func (e *Encoder) resetTables(d *Dict, fresh int) {
 	}
 	e.rep = [3]int{1, 4, 8}
 	e.fresh = fresh
+	e.priced = false
+	e.dict = d
 	e.next = 0
 	if d == nil {
 		clear(e.rows.tags[:1<<e.rowLog])
@@ -396,9 +417,10 @@ func (e *Encoder) count(a, b, end int) int {
 	return n
 }
 
-// search returns the longest match at p (ending by end) among the
-// candidates of its row, newest first, and its offset.
-func (e *Encoder) search(p, end int) (ml, off int) {
+// candidates inserts the positions up to p and sets pos to the
+// positions of p's row whose tags are p's, newest first, at most
+// Params.Search, asking for their bytes: it returns how many.
+func (e *Encoder) candidates(p int, pos *[16]int32) int {
 	e.insert(p)
 	r, tag := e.hash5(p)
 	w := &e.rows.tags[r]
@@ -422,19 +444,24 @@ func (e *Encoder) search(p, end int) (ml, off int) {
 	// The candidates first, each one's bytes prefetched: their misses of
 	// the cache overlap, where checked one by one each would wait for the
 	// last (as zstd does).
-	var cands [16]int32
-	pos := &e.rows.pos[r]
+	row := &e.rows.pos[r]
 	n := 0
 	for ; hits != 0 && n < e.p.Search; n++ {
 		i := (bits.TrailingZeros16(hits) + int(w.head)) & 15
 		hits &= hits - 1
-		m := pos[i] - 1
-		cands[n] = m
+		pos[n] = row[i] - 1
 	}
 	if n > 0 {
-		prefetchAt(unsafe.SliceData(e.buf), &cands[0], n)
+		prefetchAt(unsafe.SliceData(e.buf), &pos[0], n)
 	}
-	for _, m := range cands[:n] {
+	return n
+}
+
+// search returns the longest match at p (ending by end) among the
+// candidates of its row, newest first, and its offset.
+func (e *Encoder) search(p, end int) (ml, off int) {
+	var cands [16]int32
+	for _, m := range cands[:e.candidates(p, &cands)] {
 		m := int(m)
 		if m < 0 || m >= p {
 			continue
@@ -541,32 +568,12 @@ func (e *Encoder) addSeq(anchor, at, ml, off int) {
 	ll := at - anchor
 	e.lits = append(e.lits, e.buf[anchor:at]...)
 	var ob int
-	r := &e.rep
-	switch {
-	case e.fresh > 0:
+	if e.fresh > 0 {
 		e.fresh--
 		ob = off + 3
-		r[0], r[1], r[2] = off, r[0], r[1]
-	case ll > 0 && off == r[0]:
-		ob = 1
-	case ll > 0 && off == r[1]:
-		ob = 2
-		r[0], r[1] = r[1], r[0]
-	case ll > 0 && off == r[2]:
-		ob = 3
-		r[0], r[1], r[2] = r[2], r[0], r[1]
-	case ll == 0 && off == r[1]:
-		ob = 1
-		r[0], r[1] = r[1], r[0]
-	case ll == 0 && off == r[2]:
-		ob = 2
-		r[0], r[1], r[2] = r[2], r[0], r[1]
-	case ll == 0 && off == r[0]-1:
-		ob = 3
-		r[0], r[1], r[2] = off, r[0], r[1]
-	default:
-		ob = off + 3
-		r[0], r[1], r[2] = off, r[0], r[1]
+		e.rep = [3]int{off, e.rep[0], e.rep[1]}
+	} else {
+		ob, e.rep = offBase(e.rep, ll, off)
 	}
 	e.seqs = append(e.seqs, seq{litLen: uint32(ll), matchLen: uint32(ml), offBase: uint32(ob)})
 }
@@ -579,7 +586,7 @@ func (e *Encoder) appendBlock(dst []byte, start, end int, last bool) []byte {
 		flag = 1
 	}
 	if end-start >= 16 {
-		e.parse(start, end)
+		e.parseBlock(start, end)
 		e.body = e.appendLiterals(e.body[:0])
 		e.body = e.appendSequences(e.body)
 		if len(e.body) < end-start {

@@ -120,13 +120,21 @@ func TestSplitRepeats(t *testing.T) {
 
 // FuzzRoundTrip: any input, with any dictionary, comes back, under each
 // kind of parameters the archive uses (lazy2 and lazy, searched often and
-// seldom in a run of literals), with rows few enough that they overflow.
+// seldom in a run of literals, parsed by price), with rows few enough that
+// they overflow.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("hello hello hello world"), []byte(""), byte(0))
 	f.Add(bytes.Repeat([]byte("abcabd"), 1000), []byte("abcabdabc"), byte(1))
 	f.Add(bytes.Repeat([]byte("{\"id\":\"a\",\"n\":1}"), 300), []byte(""), byte(2))
 	var encoders []*Encoder
-	for _, p := range []Params{{RowLog: 8, Search: 4, Depth: 2, Skip: 8}, {RowLog: 8, Search: 16, Depth: 1, Skip: 6}, {RowLog: 9, Search: 8, Depth: 1, Skip: 4}, {RowLog: 10, Search: 16, Depth: 2, Skip: 8}} {
+	for _, p := range []Params{
+		{RowLog: 8, Search: 4, Depth: 2, Skip: 8},
+		{RowLog: 8, Search: 16, Depth: 1, Skip: 6},
+		{RowLog: 9, Search: 8, Depth: 1, Skip: 4},
+		{RowLog: 10, Search: 16, Depth: 2, Skip: 8},
+		{RowLog: 8, Search: 16, Depth: 2, Skip: 8, Optimal: 64},
+		{RowLog: 9, Search: 8, Depth: 2, Skip: 4, Optimal: 6}, // a match taken at once often
+	} {
 		encoders = append(encoders, New(p))
 	}
 	f.Fuzz(func(t *testing.T, src, dict []byte, params byte) {
@@ -181,7 +189,7 @@ func TestParams(t *testing.T) {
 		t.Skip("M2M_ZENC_FILE not set")
 	}
 	src := corpus(t)
-	for _, p := range []Params{{17, 16, 2, 8}, {18, 8, 2, 8}, {16, 8, 2, 8}, {16, 8, 1, 8}, {15, 8, 2, 8}, {15, 8, 1, 8}, {15, 4, 2, 8}, {15, 4, 1, 8}, {14, 4, 1, 8}, {17, 8, 2, 8}, {16, 16, 2, 8}} {
+	for _, p := range []Params{{17, 16, 2, 8, 0}, {18, 8, 2, 8, 0}, {16, 8, 2, 8, 0}, {16, 8, 1, 8, 0}, {15, 8, 2, 8, 0}, {15, 8, 1, 8, 0}, {15, 4, 2, 8, 0}, {15, 4, 1, 8, 0}, {14, 4, 1, 8, 0}, {17, 8, 2, 8, 0}, {16, 16, 2, 8, 0}, {17, 16, 2, 8, 64}, {18, 16, 2, 8, 64}, {17, 16, 2, 8, 32}, {17, 16, 2, 8, 128}} {
 		e := New(p)
 		out := e.AppendEncode(nil, src, nil)
 		t0 := time.Now()
