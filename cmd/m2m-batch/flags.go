@@ -90,8 +90,9 @@ Compression:
   -#, --level N         Brotli quality, 0-11, of the encoder of C brotli's
                         design (5 writes the reference's bytes); by default
                         m2m's own, faster and smaller than 5; with --archive,
-                        the zstd level, 1-4 (default 3; 4 is smaller and
-                        slower), or 5, the same as --max
+                        the zstd level, 1-4 (default 3; 4, text parsed by
+                        price, is 3% smaller at half the speed), or 5, the
+                        same as --max
       --archive         an archive: every JSON value of 64 bytes or more
                         (text, 32) stored once, text apart from structure;
                         smaller
