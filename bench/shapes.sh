@@ -12,8 +12,8 @@
 #
 #	bash bench/shapes.sh $CORPORA/dev.jsonl > shapes.md
 #
-# Knobs: MAX=1 (add m2m-batch --max), KINDS (the reshape kinds; default
-# all of them).
+# Knobs: MAX=1 (add m2m-batch --max), L4=1 (add --archive -4), KINDS
+# (the reshape kinds; default all of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,18 +25,24 @@ go build -o "$work/reshape" ./bench/reshape
 go build -o "$work/numbers" ./bench/numbers
 kinds=${KINDS:-anthropic batch gateway bodies logline sse images csv pretty array}
 max=${MAX:-0}
+l4=${L4:-0}
 
 echo "# m2m-batch --archive on the shapes of $(basename "$in")"
 echo
 echo "$(uname -m), $(nproc) cores, $(go version | cut -d' ' -f3), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo
-if [ "$max" = 1 ]; then
-	echo "| shape | bytes | \`--archive\` | share | \`--max\` | share | \`zstd -19 --long=27\` |"
-	echo "|---|---|---|---|---|---|---|"
-else
-	echo "| shape | bytes | \`--archive\` | share | \`zstd -19 --long=27\` |"
-	echo "|---|---|---|---|---|"
+head="| shape | bytes | \`--archive\` | share |"
+rule="|---|---|---|---|"
+if [ "$l4" = 1 ]; then
+	head="$head \`--archive -4\` | share |"
+	rule="$rule---|---|"
 fi
+if [ "$max" = 1 ]; then
+	head="$head \`--max\` | share |"
+	rule="$rule---|---|"
+fi
+echo "$head \`zstd -19 --long=27\` |"
+echo "$rule---|"
 
 # ratio SIZE PACKED: SIZE/PACKED to two places.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -56,6 +62,11 @@ row() {
 	a=$(archived "$2" --archive)
 	z=$(zstd -q -19 --long=27 -T0 -c "$2" | wc -c)
 	line="| $1 | $size | $a ($(ratio "$size" "$a")x) | $(ratio "$z" "$a")x"
+	if [ "$l4" = 1 ]; then
+		local b
+		b=$(archived "$2" "--archive -4")
+		line="$line | $b ($(ratio "$size" "$b")x) | $(ratio "$z" "$b")x"
+	fi
 	if [ "$max" = 1 ]; then
 		local m
 		m=$(archived "$2" --max)
