@@ -29,7 +29,7 @@ func FuzzRoundTrip(f *testing.F) {
 			return
 		}
 		o := Options{batch: 2 << 10, storeFrame: 4 << 10, segment: 3}
-		switch pick % 5 {
+		switch pick % 6 {
 		case 0:
 			o = Options{}
 		case 1:
@@ -40,6 +40,8 @@ func FuzzRoundTrip(f *testing.F) {
 			o.Level, o.ModelMemory = LevelMax, 1
 		case 4:
 			o.Level, o.ModelMemory, o.MinSize = LevelMax, 1, 16
+		case 5:
+			o.Level = 4 // text parsed by price
 		}
 		o.Workers = 1 + int(pick>>4)%3
 		if pick&0x80 != 0 {
