@@ -41,11 +41,11 @@ type prices struct {
 // node is a position of the optimal parse's pass: the cheapest way found
 // to reach it.
 type node struct {
-	cost int32  // from the pass's start
-	ll   int32  // literals since the last match on that way
-	ml   int32  // the match that reaches it, 0 for a literal
-	off  int32  // that match's offset
-	rep  [3]int // repeat offsets here, set once the pass is at it
+	cost int32    // from the pass's start
+	ll   int32    // literals since the last match on that way
+	ml   int32    // the match that reaches it, 0 for a literal
+	off  int32    // that match's offset
+	rep  [3]int32 // repeat offsets here, set once the pass is at it
 }
 
 // cand is a match the optimal parse prices.
@@ -169,7 +169,7 @@ func price(dst []int32, counts []uint32, limit float64, extra []uint8) {
 // match at offset off after ll literals, with repeat offsets r, and the
 // repeat offsets after it, as the decoder keeps them (RFC 8878,
 // 3.1.2.5).
-func offBase(r [3]int, ll, off int) (int, [3]int) {
+func offBase(r [3]int32, ll, off int) (int, [3]int32) {
 	ob := offCode(&r, int32(ll), off)
 	i := ob - 1 // the repeat offset's index: after no literals, one on
 	if ll == 0 {
@@ -179,17 +179,18 @@ func offBase(r [3]int, ll, off int) (int, [3]int) {
 	case 0:
 		return ob, r
 	case 1:
-		return ob, [3]int{r[1], r[0], r[2]}
+		return ob, [3]int32{r[1], r[0], r[2]}
 	case 2:
-		return ob, [3]int{r[2], r[0], r[1]}
+		return ob, [3]int32{r[2], r[0], r[1]}
 	}
-	return ob, [3]int{off, r[0], r[1]} // rep[0]-1, or an offset
+	return ob, [3]int32{int32(off), r[0], r[1]} // rep[0]-1, or an offset
 }
 
 // offCode is offBase's code alone.
-func offCode(r *[3]int, ll int32, off int) int {
+func offCode(r *[3]int32, ll int32, off int) int {
+	o := int32(off)
 	if ll > 0 {
-		switch off {
+		switch o {
 		case r[0]:
 			return 1
 		case r[1]:
@@ -199,7 +200,7 @@ func offCode(r *[3]int, ll int32, off int) int {
 		}
 		return off + 3
 	}
-	switch off {
+	switch o {
 	case r[1]:
 		return 1
 	case r[2]:
@@ -274,15 +275,15 @@ func (e *Encoder) parseOpt(start, end int) {
 			cands := e.cands[:0]
 			reps := nd.rep
 			if nd.ll == 0 {
-				reps = [3]int{nd.rep[1], nd.rep[2], nd.rep[0] - 1}
+				reps = [3]int32{nd.rep[1], nd.rep[2], nd.rep[0] - 1}
 			}
 			repLen := minMatch - 1
 			for _, off := range reps {
 				if off == 0 {
 					continue // rep[0]-1 where rep[0] is 1
 				}
-				if n := e.repMatch(p, off, end); n > 0 {
-					cands = append(cands, cand{n, off})
+				if n := e.repMatch(p, int(off), end); n > 0 {
+					cands = append(cands, cand{n, int(off)})
 					repLen = max(repLen, n)
 				}
 			}

@@ -59,9 +59,9 @@ type Encoder struct {
 	p      Params
 	rowLog uint // this frame's: p.RowLog, or less for a small frame alone
 	rows   rows
-	next   int    // the first position not yet in the tables
-	buf    []byte // the dictionary, then the input
-	rep    [3]int // the repeat offsets, as the decoder keeps them
+	next   int      // the first position not yet in the tables
+	buf    []byte   // the dictionary, then the input
+	rep    [3]int32 // the repeat offsets, as the decoder keeps them
 	seqs   []seq
 	lits   []byte
 	codes  [3][]byte // literal length, match length and offset codes
@@ -274,7 +274,7 @@ func (e *Encoder) resetTables(d *Dict, fresh int) {
 	if len(e.rows.tags) < 1<<e.rowLog {
 		e.rows = makeRows(e.rowLog)
 	}
-	e.rep = [3]int{1, 4, 8}
+	e.rep = [3]int32{1, 4, 8}
 	e.fresh = fresh
 	e.priced = false
 	e.dict = d
@@ -490,7 +490,7 @@ func (e *Encoder) repMatch(p, off, end int) int {
 // offCost is about the bits of offset off's code, as lazy parsing weighs
 // one match against another.
 func (e *Encoder) offCost(off int) int {
-	if off == e.rep[0] {
+	if off == int(e.rep[0]) {
 		return 1
 	}
 	return bits.Len(uint(off + 3))
@@ -507,8 +507,8 @@ func (e *Encoder) parse(start, end int) {
 	limit := min(end, len(e.buf)-8) // hashing reads 8 bytes
 	for p < limit {
 		ml, off, at := 0, 0, p
-		if n := e.repMatch(p+1, e.rep[0], end); n > 0 && e.fresh == 0 {
-			ml, off, at = n, e.rep[0], p+1
+		if n := e.repMatch(p+1, int(e.rep[0]), end); n > 0 && e.fresh == 0 {
+			ml, off, at = n, int(e.rep[0]), p+1
 		}
 		if n, o := e.search(p, end); n > ml {
 			ml, off, at = n, o, p
@@ -520,8 +520,8 @@ func (e *Encoder) parse(start, end int) {
 		for depth := 1; depth <= e.p.Depth && p+1 < limit && ml < goodLen; depth++ {
 			p++
 			better := false
-			if n := e.repMatch(p, e.rep[0], end); n > 0 && e.fresh == 0 && n*4 > ml*4-e.offCost(off)+1 {
-				ml, off, at, better = n, e.rep[0], p, true
+			if n := e.repMatch(p, int(e.rep[0]), end); n > 0 && e.fresh == 0 && n*4 > ml*4-e.offCost(off)+1 {
+				ml, off, at, better = n, int(e.rep[0]), p, true
 			}
 			bonus := 4
 			if depth == 2 {
@@ -549,11 +549,11 @@ func (e *Encoder) parse(start, end int) {
 		e.skip(p)
 		// The second repeat offset, straight after.
 		for p < limit && e.fresh == 0 {
-			n := e.repMatch(p, e.rep[1], end)
+			n := e.repMatch(p, int(e.rep[1]), end)
 			if n == 0 {
 				break
 			}
-			e.addSeq(anchor, p, n, e.rep[1])
+			e.addSeq(anchor, p, n, int(e.rep[1]))
 			p += n
 			anchor = p
 			e.skip(p)
@@ -571,7 +571,7 @@ func (e *Encoder) addSeq(anchor, at, ml, off int) {
 	if e.fresh > 0 {
 		e.fresh--
 		ob = off + 3
-		e.rep = [3]int{off, e.rep[0], e.rep[1]}
+		e.rep = [3]int32{int32(off), e.rep[0], e.rep[1]}
 	} else {
 		ob, e.rep = offBase(e.rep, ll, off)
 	}
