@@ -66,10 +66,10 @@ func (x *index) insert(k uint64, n int, num int32) {
 // src holds each.
 func count(src []byte, limit int) (words [][]byte, uses []int) {
 	x := makeIndex(1 << 12)
-	// Made at about their size (a distinct word in 48 bytes or so of
-	// text): grown by append, their copies were fresh memory, 6% of a
-	// run's page faults on dev.jsonl (7,990-8,060 against 7,490-7,540).
-	n := min(limit, len(src)/48)
+	// Made at about their size or more (dev's strings hold a distinct
+	// word in 191 bytes): grown by append, their copies were fresh
+	// memory, 6% of a run's page faults on dev.jsonl.
+	n := min(limit, len(src)/128)
 	words, uses = make([][]byte, 0, n), make([]int, 0, n)
 	var ws wordScan
 	for i, j := ws.next(src, 0); i < len(src); i, j = ws.next(src, j) {
