@@ -236,7 +236,7 @@ func (e *Encoder) searchAll(p, end int, cands []cand) []cand {
 // parseOpt finds the sequences of the block from start to end of e.buf by
 // their prices, and the literals between them.
 func (e *Encoder) parseOpt(start, end int) {
-	e.seqs, e.lits = e.seqs[:0], e.lits[:0]
+	e.clearBlock(end - start)
 	if len(e.nodes) < end-start+1 {
 		e.nodes = make([]node, BlockSize+1)
 	}
