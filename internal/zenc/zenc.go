@@ -39,8 +39,8 @@ type Params struct {
 	Depth  int  // later starts tried for a better match: 1 (lazy) or 2 (lazy2)
 	Skip   uint // in a run of literals, a position searched every 1 + run>>Skip
 	// Optimal, if not 0, has blocks parsed by price (opt.go), not lazily
-	// (Depth and Skip then serve a frame's first block only), a match of
-	// Optimal bytes or more taken at once.
+	// (Depth then serves only the lazy parse that prices a frame's first
+	// block), a match of Optimal bytes or more taken at once.
 	Optimal int
 }
 
