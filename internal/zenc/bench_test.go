@@ -7,10 +7,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// BenchmarkEncode codes the file M2M_ZENC_FILE (or the embedded sample) with
-// this package (lazy2, and parsed by price) and with klauspost's level 3, for the same bytes, with the
-// file M2M_ZENC_DICT as their raw dictionary if set (a strings frame of an
-// archive and its segment's first frame, say; its Dict made once).
+// BenchmarkEncode codes the file M2M_ZENC_FILE (or the embedded sample)
+// with this package (lazy2, and parsed by price) and with klauspost's
+// level 3, for the same bytes, with the file M2M_ZENC_DICT as their raw
+// dictionary if set (a strings frame of an archive and its segment's
+// first frame, say; its Dict made once).
 func BenchmarkEncode(b *testing.B) {
 	src := corpus(b)
 	var dict []byte

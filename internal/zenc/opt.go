@@ -61,37 +61,11 @@ type step struct {
 // unreached is the cost of a node not yet reached.
 const unreached = math.MaxInt32 / 2
 
-// Codes of the literal lengths under 64 and the match lengths (less 3)
-// under 128, where codeOf would search.
-var (
-	llCodes = codeTable(64, llBase[:])
-	mlCodes = codeTable(128, mlBase[:])
-)
-
-func codeTable(n int, base []uint32) []byte {
-	t := make([]byte, n)
-	for i := range t {
-		t[i] = codeOf(uint32(i), base)
-	}
-	return t
-}
-
 // llPrice is the price of literal length n's code.
-func (pr *prices) llPrice(n int32) int32 {
-	if n < 64 {
-		return pr.ll[llCodes[n]]
-	}
-	return pr.ll[min(bits.Len32(uint32(n))+18, 35)] // from 64 the codes go by powers of 2
-}
+func (pr *prices) llPrice(n int32) int32 { return pr.ll[llCode(uint32(n))] }
 
 // mlPrice is the price of match length n's code.
-func (pr *prices) mlPrice(n int) int32 {
-	if m := n - 3; m < 128 {
-		return pr.ml[mlCodes[m]]
-	} else {
-		return pr.ml[min(bits.Len32(uint32(m))+35, 52)] // from 128 by powers of 2
-	}
-}
+func (pr *prices) mlPrice(n int) int32 { return pr.ml[mlCode(uint32(n-3))] }
 
 // ofPrice is the price of offset code ob (a repeat code 1-3, or an
 // offset + 3).
@@ -104,20 +78,19 @@ func (pr *prices) ofPrice(ob int) int32 {
 // parsed lazily for its prices first, the tables then set back as they
 // were.
 func (e *Encoder) parseBlock(start, end int) {
-	if e.p.Optimal == 0 {
+	switch {
+	case e.p.Optimal == 0:
 		e.parse(start, end)
 		return
-	}
-	if !e.priced && e.fresh == 0 {
-		e.parse(start, end)
-		e.setPrices()
-		e.resetTables(e.dict, 0)
-		e.priced = true
-	}
-	if e.priced && e.fresh == 0 {
-		e.parseOpt(start, end)
-	} else {
+	case e.fresh > 0:
 		e.parse(start, end) // a helper's first, not knowing the repeat offsets
+	default:
+		if !e.priced {
+			e.parse(start, end)
+			e.setPrices()
+			e.resetTables(e.dict, 0)
+		}
+		e.parseOpt(start, end)
 	}
 	e.setPrices()
 	e.priced = true
@@ -135,9 +108,10 @@ func (e *Encoder) setPrices() {
 	var ml [53]uint32
 	var of [32]uint32
 	for _, s := range e.seqs {
-		ll[llCode(s.litLen)]++
-		ml[mlCode(s.matchLen-3)]++
-		of[bits.Len32(s.offBase)-1]++
+		l, m, o := s.codes()
+		ll[l]++
+		ml[m]++
+		of[o]++
 	}
 	pr := &e.prices
 	price(pr.lit[:], lit[:], 11, nil)
@@ -277,14 +251,14 @@ func (e *Encoder) parseOpt(start, end int) {
 			if nd.ll == 0 {
 				reps = [3]int32{nd.rep[1], nd.rep[2], nd.rep[0] - 1}
 			}
-			repLen := minMatch - 1
+			covered := minMatch - 1 // the lengths a cheaper match reaches
 			for _, off := range reps {
 				if off == 0 {
 					continue // rep[0]-1 where rep[0] is 1
 				}
 				if n := e.repMatch(p, int(off), end); n > 0 {
 					cands = append(cands, cand{n, int(off)})
-					repLen = max(repLen, n)
+					covered = max(covered, n)
 				}
 			}
 			nreps := len(cands)
@@ -314,8 +288,9 @@ func (e *Encoder) parseOpt(start, end int) {
 			for i, c := range cands {
 				from := minMatch
 				if i >= nreps {
-					// A row's, where it is longer than the repeats'.
-					from = max(from, repLen+1)
+					// A row's, where it is longer than the repeats' and
+					// the nearer rows'.
+					from = max(from, covered+1)
 				}
 				if c.ml < from {
 					continue
@@ -332,7 +307,7 @@ func (e *Encoder) parseOpt(start, end int) {
 					}
 				}
 				if i >= nreps {
-					repLen = c.ml // the next row's from its end
+					covered = c.ml
 				}
 			}
 		}

@@ -681,8 +681,40 @@ var (
 
 // llCode and mlCode return the code of a literal length, and of a match
 // length less 3.
-func llCode(n uint32) byte { return codeOf(n, llBase[:]) }
-func mlCode(n uint32) byte { return codeOf(n, mlBase[:]) }
+// Under 64 and 128 by table; from there the codes go by powers of 2.
+func llCode(n uint32) byte {
+	if n < uint32(len(llCodes)) {
+		return llCodes[n]
+	}
+	return byte(min(bits.Len32(n)+18, len(llBase)-1))
+}
+
+func mlCode(n uint32) byte {
+	if n < uint32(len(mlCodes)) {
+		return mlCodes[n]
+	}
+	return byte(min(bits.Len32(n)+35, len(mlBase)-1))
+}
+
+// codes returns the literal length, match length and offset codes of s.
+func (s seq) codes() (ll, ml, of byte) {
+	return llCode(s.litLen), mlCode(s.matchLen - 3), byte(bits.Len32(s.offBase) - 1)
+}
+
+// Codes of the literal lengths under 64 and the match lengths (less 3)
+// under 128, where codeOf would search.
+var (
+	llCodes = codeTable(64, llBase[:])
+	mlCodes = codeTable(128, mlBase[:])
+)
+
+func codeTable(n int, base []uint32) []byte {
+	t := make([]byte, n)
+	for i := range t {
+		t[i] = codeOf(uint32(i), base)
+	}
+	return t
+}
 
 // codeOf returns the last code whose baseline is n or less: n itself
 // where the first codes are the lengths.
@@ -716,7 +748,7 @@ func (e *Encoder) appendSequences(dst []byte) []byte {
 	}
 	var counts [3][maxSymbols]uint32
 	for _, s := range e.seqs {
-		l, m, o := llCode(s.litLen), mlCode(s.matchLen-3), byte(bits.Len32(s.offBase)-1)
+		l, m, o := s.codes()
 		e.codes[0] = append(e.codes[0], l)
 		e.codes[1] = append(e.codes[1], m)
 		e.codes[2] = append(e.codes[2], o)

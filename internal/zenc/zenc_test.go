@@ -200,3 +200,16 @@ func TestParams(t *testing.T) {
 		t.Logf("%+v: %d bytes, %.1f MB/s", p, len(out), float64(len(src))/el.Seconds()/1e6)
 	}
 }
+
+// TestCodes: the length codes by table and by powers of 2 are codeOf's,
+// up to the longest a block holds.
+func TestCodes(t *testing.T) {
+	for n := uint32(0); n <= 2*BlockSize; n++ {
+		if got, want := llCode(n), codeOf(n, llBase[:]); got != want {
+			t.Fatalf("llCode(%d) = %d, want %d", n, got, want)
+		}
+		if got, want := mlCode(n), codeOf(n, mlBase[:]); got != want {
+			t.Fatalf("mlCode(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
