@@ -148,16 +148,19 @@ func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
 }
 
 // AppendEncodeSplit appends src as one zstd frame to dst, as AppendEncode
-// does, but for its blocks from the middle on, coded by h (an Encoder of
+// does, but for its blocks from a split on, coded by h (an Encoder of
 // e's parameters) at the same time as e codes those before, on a
 // goroutine of its own if parallel, else after them: the same frame
 // either way, within half a percent of AppendEncode's (h's first three
-// offsets are coded explicitly, and its tables hold the first half
+// offsets are coded explicitly, and its tables hold the first part
 // whole, not as parsed: dev.jsonl as one frame 0.35% larger, the sample
 // and dev's archive a little smaller). For a frame whose coding ends a run,
-// with a core free for it: h hashes the first half again.
+// with a core free for it. h hashes the first part again before it
+// parses its own, which takes some 0.3 of the time parsing it would: so
+// e takes 3/5 of src (splitShare), and the two finish about together
+// (in halves h finished 15-25% after e, the other core idle meanwhile).
 func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parallel bool) []byte {
-	mid := (len(src)/2 + BlockSize - 1) / BlockSize * BlockSize
+	mid := (len(src)*splitShare[0]/splitShare[1] + BlockSize - 1) / BlockSize * BlockSize
 	if mid == 0 || mid >= len(src) {
 		return e.AppendEncode(dst, src, d)
 	}
@@ -187,6 +190,12 @@ func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parall
 	e.dict, h.dict = nil, nil
 	return append(dst, h.out...)
 }
+
+// splitShare is the part of a frame AppendEncodeSplit's first Encoder
+// codes (rounded up to whole blocks): 3/5, where hashing a position costs
+// some 0.3 of parsing it (dev's strings coded in 0.5/0.5 112-127 ms,
+// 0.58/0.42 115-117, 0.6/0.4 112-117: bench/README.md).
+var splitShare = [2]int{3, 5}
 
 // base is where src starts in e.buf: after d's data.
 func (e *Encoder) base(d *Dict) int {
