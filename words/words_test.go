@@ -2,6 +2,7 @@ package words
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"math/rand/v2"
@@ -517,5 +518,50 @@ func BenchmarkChoose(b *testing.B) {
 				Choose(in, codes, 8)
 			}
 		})
+	}
+}
+
+// TestChooseRank: Choose takes the words a full ranking of every word
+// counted takes (by bytes covered, up to the first used fewer than
+// minUses times), though it sorts only those before that one.
+func TestChooseRank(t *testing.T) {
+	src := sample.JSONL()
+	codes := Codes(src)
+	for _, minUses := range []int{1, 2, 3, 8, 64} {
+		counted, uses := count(src, maxCounted)
+		rank := make([]int, len(counted))
+		for i := range rank {
+			rank[i] = i
+		}
+		slices.SortFunc(rank, func(a, b int) int {
+			if c := cmp.Compare(uses[b]*len(counted[b]), uses[a]*len(counted[a])); c != 0 {
+				return c
+			}
+			return bytes.Compare(counted[a], counted[b])
+		})
+		one := (len(codes) - 2) * 2 / 3
+		room := Room(len(codes), one)
+		want := map[string]bool{}
+		for _, r := range rank {
+			if uses[r] < minUses || len(want) == room {
+				break
+			}
+			if len(want) >= one && len(counted[r]) <= 2 {
+				continue
+			}
+			want[string(counted[r])] = true
+		}
+		tb := Choose(src, codes, minUses)
+		if tb == nil {
+			t.Fatalf("minUses %d: no table", minUses)
+		}
+		if len(tb.words) != len(want) {
+			t.Fatalf("minUses %d: %d words, want %d", minUses, len(tb.words), len(want))
+		}
+		for _, w := range tb.words {
+			if !want[string(w)] {
+				t.Fatalf("minUses %d: %q taken, not among the first ranked", minUses, w)
+			}
+		}
 	}
 }
