@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"github.com/m2m-go/m2m/internal/sample"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -432,15 +433,17 @@ func TestMightTake(t *testing.T) {
 	}
 }
 
-// BenchmarkMightTake: what asking costs where the answer is no. Prose
-// with a few numbers, which no frame of chat traffic is split for, is
-// told by the quick bound; hex, whose digits pass it, by the word bound.
+// BenchmarkMightTake: what asking costs where the answer is no. Chat
+// traffic (the embedded sample: prose, JSON, a few numbers), which no
+// frame is split for, is told by the quick bound; hex, whose digits pass
+// it, by the word bound. (A sentence repeated, as the first case was,
+// let a branch a byte be predicted as real text does not.)
 func BenchmarkMightTake(b *testing.B) {
 	for _, c := range []struct{ name, text string }{
-		{"prose", "The quick brown fox jumps over the lazy dog, 12 times in a row. "},
+		{"jsonl", string(sample.JSONL())},
 		{"hex", `"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", `},
 	} {
-		src := []byte(strings.Repeat(c.text, (1<<20)/len(c.text)))
+		src := []byte(strings.Repeat(c.text, max(1, (1<<20)/len(c.text))))
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
@@ -548,4 +551,58 @@ func embeddingLines(n int) []byte {
 		b = append(b, "]}\n"...)
 	}
 	return b
+}
+
+// quickBoundBytes is quickBound a byte at a time: its twin.
+func quickBoundBytes(src []byte) int {
+	digits, runs, run := 0, 0, 0
+	for _, c := range src {
+		digits += int(class[c] & classDigit)
+		if class[c]&classRun != 0 {
+			run++
+			continue
+		}
+		if run >= vectorChar {
+			runs += run
+		}
+		run = 0
+	}
+	if run >= vectorChar {
+		runs += run
+	}
+	return 2*digits + runs
+}
+
+// TestQuickBound: quickBound, 64 bytes at a time, is its twin's, on runs
+// of base64 of every length around vectorChar, at every offset from a
+// chunk's edge, among other bytes.
+func TestQuickBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const pieces = "ab+/=0123456789 ,.\"\\\n{}:é"
+	for range 2000 {
+		var src []byte
+		for len(src) < rng.IntN(2000) {
+			if rng.IntN(4) == 0 {
+				n := vectorChar - 70 + rng.IntN(200)
+				for range n {
+					src = append(src, "AZaz09+/="[rng.IntN(9)])
+				}
+				continue
+			}
+			src = append(src, pieces[rng.IntN(len(pieces))])
+		}
+		if got, want := quickBound(src), quickBoundBytes(src); got != want {
+			t.Fatalf("quickBound = %d, its twin %d, of %q", got, want, src)
+		}
+	}
+}
+
+func FuzzQuickBound(f *testing.F) {
+	f.Add([]byte(base64Vector(40)))
+	f.Add([]byte("12.5 and 3.25e-4"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if got, want := quickBound(src), quickBoundBytes(src); got != want {
+			t.Fatalf("quickBound = %d, its twin %d", got, want)
+		}
+	})
 }
