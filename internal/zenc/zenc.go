@@ -60,7 +60,8 @@ type Encoder struct {
 	rowLog uint // this frame's: p.RowLog, or less for a small frame alone
 	rows   rows
 	next   int      // the first position not yet in the tables
-	buf    []byte   // the dictionary, then the input
+	buf    []byte   // the dictionary, then the input: the input alone (the caller's, read only) or own
+	own    []byte   // e's buffer, for a dictionary and an input together
 	rep    [3]int32 // the repeat offsets, as the decoder keeps them
 	seqs   []seq
 	lits   []byte
@@ -143,7 +144,7 @@ func (e *Encoder) AppendEncode(dst, src []byte, d *Dict) []byte {
 	e.reset(src, d)
 	dst = e.appendHeader(dst, src, d)
 	dst = e.appendBlocks(dst, e.base(d), 0, len(src), true)
-	e.dict = nil
+	e.dict, e.buf = nil, nil
 	return dst
 }
 
@@ -201,7 +202,7 @@ func (e *Encoder) AppendEncodeSplit(dst, src []byte, d *Dict, h *Encoder, parall
 	} else {
 		second()
 	}
-	e.dict, h.dict = nil, nil
+	e.dict, h.dict, e.buf = nil, nil, nil
 	return append(dst, h.out...)
 }
 
@@ -267,15 +268,16 @@ func (e *Encoder) reset(src []byte, d *Dict) {
 	if d != nil {
 		n += len(d.data)
 	}
-	if cap(e.buf) < n {
-		// Grown by append, fresh memory faults a 4 KiB page at a time.
-		e.buf = huge.Bytes(n)
+	if d == nil {
+		// Read where it is: a copy was 2% of an archive's CPU.
+		e.buf = src
+	} else {
+		if cap(e.own) < n {
+			// Grown by append, fresh memory faults a 4 KiB page at a time.
+			e.own = huge.Bytes(n)
+		}
+		e.buf = append(append(e.own[:0], d.data...), src...)
 	}
-	e.buf = e.buf[:0]
-	if d != nil {
-		e.buf = append(e.buf, d.data...)
-	}
-	e.buf = append(e.buf, src...)
 	e.rowLog = e.p.rowLogFor(len(src))
 	if d != nil {
 		e.rowLog = d.rowLog
