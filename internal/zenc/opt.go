@@ -185,28 +185,6 @@ func offCode(r *[3]int32, ll int32, off int) int {
 	return off + 3
 }
 
-// searchAll returns in cands the matches at p (ending by end) that the
-// candidates of its row give, each longer than any nearer one: shortest
-// and nearest first.
-func (e *Encoder) searchAll(p, end int, cands []cand) []cand {
-	var pos [16]int32
-	best := minMatch - 1
-	for _, m := range pos[:e.candidates(p, &pos)] {
-		m := int(m)
-		if m < 0 || m >= p || p+best >= end || e.buf[m+best] != e.buf[p+best] {
-			continue
-		}
-		if n := e.count(p, m, end); n > best {
-			best = n
-			cands = append(cands, cand{n, p - m})
-			if p+n == end || n >= goodLen {
-				break
-			}
-		}
-	}
-	return cands
-}
-
 // parseOpt finds the sequences of the block from start to end of e.buf by
 // their prices, and the literals between them.
 func (e *Encoder) parseOpt(start, end int) {
@@ -262,7 +240,7 @@ func (e *Encoder) parseOpt(start, end int) {
 				}
 			}
 			nreps := len(cands)
-			cands = e.searchAll(p, end, cands)
+			e.search(p, end, &cands)
 			e.cands = cands
 			if len(cands) == 0 {
 				// In a run of literals, searched less often, as the lazy

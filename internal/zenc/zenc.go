@@ -484,22 +484,30 @@ func (e *Encoder) candidates(p int, pos *[16]int32) int {
 }
 
 // search returns the longest match at p (ending by end) among the
-// candidates of its row, newest first, and its offset.
-func (e *Encoder) search(p, end int) (ml, off int) {
-	var cands [16]int32
-	for _, m := range cands[:e.candidates(p, &cands)] {
+// candidates of its row, newest first, and its offset, with every one
+// longer than any nearer one appended to *all if all is not nil (shortest
+// and nearest first): what the optimal parse prices. None is shorter than
+// minMatch.
+func (e *Encoder) search(p, end int, all *[]cand) (ml, off int) {
+	var pos [16]int32
+	ml = minMatch - 1
+	for _, m := range pos[:e.candidates(p, &pos)] {
 		m := int(m)
-		if m < 0 || m >= p {
+		if m < 0 || m >= p || p+ml >= end || e.buf[m+ml] != e.buf[p+ml] {
 			continue
 		}
-		if p+ml < end && e.buf[m+ml] == e.buf[p+ml] {
-			if n := e.count(p, m, end); n > ml {
-				ml, off = n, p-m
-				if p+n == end || n >= goodLen {
-					break
-				}
+		if n := e.count(p, m, end); n > ml {
+			ml, off = n, p-m
+			if all != nil {
+				*all = append(*all, cand{n, p - m})
+			}
+			if p+n == end || n >= goodLen {
+				break
 			}
 		}
+	}
+	if off == 0 {
+		return 0, 0
 	}
 	return ml, off
 }
@@ -536,7 +544,7 @@ func (e *Encoder) parse(start, end int) {
 		if n := e.repMatch(p+1, int(e.rep[0]), end); n > 0 && e.fresh == 0 {
 			ml, off, at = n, int(e.rep[0]), p+1
 		}
-		if n, o := e.search(p, end); n > ml {
+		if n, o := e.search(p, end, nil); n > ml {
 			ml, off, at = n, o, p
 		}
 		if ml < 4 {
@@ -553,7 +561,7 @@ func (e *Encoder) parse(start, end int) {
 			if depth == 2 {
 				bonus = 7
 			}
-			if n, o := e.search(p, end); n >= 4 && n*4-bits.Len(uint(o+3)) > ml*4-e.offCost(off)+bonus {
+			if n, o := e.search(p, end, nil); n >= 4 && n*4-bits.Len(uint(o+3)) > ml*4-e.offCost(off)+bonus {
 				ml, off, at, better = n, o, p, true
 			}
 			if better {
