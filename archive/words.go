@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"github.com/m2m-go/m2m/internal/huge"
 	"slices"
 	"sync"
 
@@ -83,7 +84,7 @@ func (sw *segmentWords) coded() []byte {
 	sw.textOnce.Do(func() {
 		sw.text = sw.raw
 		if sw.table != nil {
-			sw.text = sw.table.AppendEncodeParallel(make([]byte, 0, len(sw.raw)), sw.raw, sw.workers)
+			sw.text = sw.table.AppendEncodeParallel(huge.Bytes(len(sw.raw)), sw.raw, sw.workers)
 		}
 	})
 	return sw.text

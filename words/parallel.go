@@ -1,6 +1,10 @@
 package words
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/m2m-go/m2m/internal/huge"
+)
 
 // AppendEncode on several goroutines at once: a writer whose workers wait
 // for one frame's coded text (package archive) has the cores for it. A
@@ -64,7 +68,7 @@ func (t *Table) AppendEncodeParallel(dst, src []byte, n int) []byte {
 	out := make([][]byte, len(p))
 	var wg sync.WaitGroup
 	for k := 1; k < len(p); k++ {
-		wg.Go(func() { out[k] = t.AppendEncode(make([]byte, 0, len(p[k])+len(p[k])/16), p[k]) })
+		wg.Go(func() { out[k] = t.AppendEncode(huge.Bytes(len(p[k])+len(p[k])/16), p[k]) })
 	}
 	dst = t.AppendEncode(dst, p[0])
 	wg.Wait()
