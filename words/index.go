@@ -71,8 +71,8 @@ func count(src []byte, limit int) (words [][]byte, uses []int) {
 	// Made at about their size or more (dev's strings hold a distinct
 	// word in 191 bytes): grown by append, their copies were fresh
 	// memory, 6% of a run's page faults on dev.jsonl (in huge pages from
-	// a MiB: ~100 fewer); the index, grown
-	// from 4,096 words, was made and filled again five times over.
+	// a MiB, ~100 fewer); the index, grown from 4,096 words, was made and
+	// filled again five times over.
 	n := min(limit, len(src)/128)
 	x := makeIndex(max(1<<12, n))
 	words, uses = huge.Slice[[]byte](n)[:0], huge.Slice[int](n)[:0]
